@@ -1,0 +1,47 @@
+//! The flags every command has and the thin `main` they share.
+
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::io::{Output, RecordReader};
+
+// `-i/--input` and `-o/--output`, common to all commands.
+#[derive(Debug, Clone, clap::Args)]
+pub struct IoArgs {
+    /// Read from FILE ('-' is standard input)
+    #[arg(short, long, value_name = "FILE", default_value = "-")]
+    pub input: PathBuf,
+
+    /// Write to FILE, which is replaced only when the command succeeds ('-' is standard output)
+    #[arg(short, long, value_name = "FILE", default_value = "-")]
+    pub output: PathBuf,
+}
+
+impl IoArgs {
+    pub fn open_input(&self) -> Result<RecordReader> {
+        RecordReader::open(&self.input)
+    }
+
+    pub fn create_output(&self) -> Result<Output> {
+        Output::create(&self.output)
+    }
+}
+
+/// Parses the flags, runs the command and exits: 0 on success or when the reader of the output
+/// went away, otherwise `NAME: error: …` on stderr and the error's exit status (1, or 2 for
+/// usage). Flag errors are clap's, with exit status 2.
+pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
+    let args = A::parse();
+    let code = match run(args) {
+        Ok(()) => 0,
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => report(name, &e),
+    };
+    std::process::exit(code)
+}
+
+fn report(name: &str, error: &Error) -> i32 {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{name}: error: {error}");
+    error.exit_code()
+}

@@ -1,0 +1,102 @@
+//! One error type for every command. Bad input names its line; I/O errors name what was being
+//! done. `sh-NAME: error: ` is put in front by [`crate::cli::run_main`].
+
+use std::fmt;
+use std::io;
+
+use bstr::ByteSlice;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How many characters of offending input an error message quotes.
+const QUOTE_LIMIT: usize = 60;
+
+#[derive(Debug)]
+pub enum Error {
+    /// Input that breaks the line format: exit status 1.
+    Input { line: u64, what: String, text: Vec<u8> },
+    /// Reading or writing failed: exit status 1 (a broken pipe on output is no error at all).
+    Io { doing: String, source: io::Error },
+    /// Flags that cannot work together: exit status 2.
+    Usage(String),
+}
+
+impl Error {
+    /// Bad input on `line`; `text` is the offending part, quoted shortened in the message.
+    pub fn input(line: u64, what: impl Into<String>, text: &[u8]) -> Error {
+        let text = text[..text.len().min(4 * QUOTE_LIMIT)].to_vec();
+        Error::Input { line, what: what.into(), text }
+    }
+
+    pub fn io(doing: impl Into<String>, source: io::Error) -> Error {
+        Error::Io { doing: doing.into(), source }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage(message.into())
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+
+    /// True when the reader of our output went away (`| head`): the command ends quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Input { line, what, text } => {
+                write!(f, "line {line}: {what}: '{}'", quote(text))
+            }
+            Error::Io { doing, source } => write!(f, "{doing}: {source}"),
+            Error::Usage(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Offending input as printable text: control bytes and invalid UTF-8 escaped, long text cut.
+pub fn quote(text: &[u8]) -> String {
+    let escaped = text.escape_bytes().to_string();
+    match escaped.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &escaped[..cut]),
+        None => escaped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_error_names_line_and_quotes_text() {
+        let e = Error::input(7, "invalid number", b"12a\tx");
+        assert_eq!(e.to_string(), r"line 7: invalid number: '12a\tx'");
+        assert_eq!(e.exit_code(), 1);
+    }
+
+    #[test]
+    fn long_text_is_shortened_and_invalid_utf8_escaped() {
+        let long = vec![b'x'; 500];
+        let shown = Error::input(1, "bad", &long).to_string();
+        assert!(shown.ends_with("…'"), "{shown}");
+        assert_eq!(shown.matches('x').count(), QUOTE_LIMIT);
+        assert_eq!(quote(b"a\xffb"), r"a\xFFb");
+    }
+
+    #[test]
+    fn usage_errors_exit_2_and_broken_pipe_is_recognised() {
+        assert_eq!(Error::usage("x").exit_code(), 2);
+        let pipe = Error::io("writing", io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(pipe.is_broken_pipe());
+        assert!(!Error::io("writing", io::Error::other("disk")).is_broken_pipe());
+    }
+}

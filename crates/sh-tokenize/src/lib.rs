@@ -1,0 +1,17 @@
+//! sh-tokenize (under construction).
+
+use clap::Parser;
+use sh_core::cli::IoArgs;
+
+#[derive(Debug, Parser)]
+#[command(name = "sh-tokenize", version)]
+pub struct Args {
+    #[command(flatten)]
+    pub io: IoArgs,
+}
+
+pub const EXAMPLES: &[(&str, &str)] = &[];
+
+pub fn run(_args: Args) -> sh_core::Result<()> {
+    Err(sh_core::Error::usage("not built yet"))
+}

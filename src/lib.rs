@@ -1,0 +1,93 @@
+//! The six commands as one list, for what concerns them all: their manual pages.
+
+use std::io::Write;
+
+use clap::CommandFactory;
+use roff::{bold, roman, Roff};
+
+/// A command of the toolkit: its flags and its EXAMPLES (command line, what it does).
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    pub name: &'static str,
+    pub command: fn() -> clap::Command,
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+/// Every command, in pipeline order.
+pub const TOOLS: [Tool; 6] = [
+    Tool {
+        name: "sh-tokenize",
+        command: sh_tokenize::Args::command,
+        examples: sh_tokenize::EXAMPLES,
+    },
+    Tool { name: "sh-shingle", command: sh_shingle::Args::command, examples: sh_shingle::EXAMPLES },
+    Tool { name: "sh-hash", command: sh_hash::Args::command, examples: sh_hash::EXAMPLES },
+    Tool { name: "sh-compute", command: sh_compute::Args::command, examples: sh_compute::EXAMPLES },
+    Tool { name: "sh-pairs", command: sh_pairs::Args::command, examples: sh_pairs::EXAMPLES },
+    Tool { name: "sh-cluster", command: sh_cluster::Args::command, examples: sh_cluster::EXAMPLES },
+];
+
+const MANUAL: &str = "sh-tools manual";
+
+/// The file name of a tool's manual page in `man/`.
+pub fn man_file_name(tool: &Tool) -> String {
+    format!("{}.1", tool.name)
+}
+
+/// A tool's manual page in roff, generated from its clap definition; `man/` holds these, and a
+/// test fails when a committed page differs.
+pub fn render_man_page(tool: &Tool) -> Vec<u8> {
+    let command = (tool.command)();
+    let version = command.get_version().unwrap_or_default().to_string();
+    let man = clap_mangen::Man::new(command).manual(MANUAL).source(format!("sh-tools {version}"));
+    let mut page = Vec::new();
+    let sections: [fn(&clap_mangen::Man, &mut dyn Write) -> std::io::Result<()>; 5] = [
+        clap_mangen::Man::render_title,
+        clap_mangen::Man::render_name_section,
+        clap_mangen::Man::render_synopsis_section,
+        clap_mangen::Man::render_description_section,
+        clap_mangen::Man::render_options_section,
+    ];
+    for render in sections {
+        render(&man, &mut page).expect("writing to a Vec cannot fail");
+    }
+    page.extend(exit_status_section().render().as_bytes());
+    page.extend(examples_section(tool).render().as_bytes());
+    page.extend(see_also_section(tool).render().as_bytes());
+    page
+}
+
+fn exit_status_section() -> Roff {
+    let mut roff = Roff::new();
+    roff.control("SH", ["EXIT STATUS"]);
+    for (code, meaning) in [
+        ("0", "Success. Also when the reader of the output goes away (a closed pipe, as in `| head`): the command then ends quietly."),
+        ("1", "Bad input or an I/O error. The message on standard error reads `NAME: error: line N: what is wrong: 'the offending text'` for bad input. With --output, the output file is left as it was."),
+        ("2", "Bad flags (usage error)."),
+    ] {
+        roff.control("TP", []).text([bold(code)]).text([roman(meaning)]);
+    }
+    roff
+}
+
+fn examples_section(tool: &Tool) -> Roff {
+    let mut roff = Roff::new();
+    roff.control("SH", ["EXAMPLES"]);
+    for (command_line, explanation) in tool.examples {
+        roff.control("TP", []).text([bold(*command_line)]).text([roman(*explanation)]);
+    }
+    roff
+}
+
+fn see_also_section(tool: &Tool) -> Roff {
+    let mut roff = Roff::new();
+    roff.control("SH", ["SEE ALSO"]);
+    let others: Vec<String> = TOOLS
+        .iter()
+        .filter(|other| other.name != tool.name)
+        .map(|other| format!("{}(1)", other.name))
+        .chain(["sh-tools(7)".to_string()])
+        .collect();
+    roff.text([roman(others.join(", "))]);
+    roff
+}
