@@ -2,4 +2,10 @@
 
 mod util;
 
+mod cluster;
+mod compute;
+mod hash;
 mod man_pages;
+mod pairs;
+mod shingle;
+mod tokenize;

@@ -1,3 +1,5 @@
+#![allow(dead_code)] // each test module uses a different part of the harness
+
 //! The harness every integration test uses: run a built command with arguments and standard
 //! input, and look at what it printed and how it exited.
 

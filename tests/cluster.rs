@@ -1,0 +1,1 @@
+//! Integration tests of sh-cluster through the built binary.

@@ -1,0 +1,1 @@
+//! Integration tests of sh-compute through the built binary.

@@ -1,0 +1,1 @@
+//! Integration tests of sh-hash through the built binary.

@@ -1,0 +1,1 @@
+//! Integration tests of sh-pairs through the built binary.

@@ -1,0 +1,1 @@
+//! Integration tests of sh-shingle through the built binary.

@@ -1,0 +1,1 @@
+//! Integration tests of sh-tokenize through the built binary.
