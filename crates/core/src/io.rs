@@ -67,6 +67,12 @@ impl RecordReader {
         Ok(Some(record))
     }
 
+    /// The next record with its 1-based line number, for loops that report errors by line.
+    pub fn next_numbered(&mut self) -> Result<Option<(u64, &[u8])>> {
+        let line = self.line + 1;
+        Ok(self.next_record()?.map(|record| (line, record)))
+    }
+
     /// The 1-based line number of the record last returned.
     pub fn line(&self) -> u64 {
         self.line

@@ -1,0 +1,246 @@
+//! The simhash of a multiset of 64-bit hashes: bit i is set when the items with bit i set
+//! outweigh those without it. Ties give 0.
+
+use crate::weight::Weight;
+
+/// Bit-sliced counters hold this many unweighted items before they are added up per bit.
+const PLANES: usize = 8;
+const PLANE_CAPACITY: u32 = (1 << PLANES) - 1;
+
+/// Accumulates one document's items; reused from document to document.
+#[derive(Debug, Clone)]
+pub struct Simhash {
+    /// Plane p holds bit p of a per-bit count of the items added since the last flush, so one
+    /// item costs a short carry chain instead of 64 separate additions.
+    planes: [u64; PLANES],
+    in_planes: u32,
+    ones: [u64; 64],
+    unweighted: u64,
+    weighted: Option<WeightedSums>,
+}
+
+/// Signed per-bit sums of weighted items: exact in fixed point while every weight and sum fits,
+/// and in floating point always, for when they do not.
+#[derive(Debug, Clone)]
+struct WeightedSums {
+    exact: Option<[i128; 64]>,
+    approx: [f64; 64],
+}
+
+impl Default for Simhash {
+    fn default() -> Self {
+        Simhash { planes: [0; PLANES], in_planes: 0, ones: [0; 64], unweighted: 0, weighted: None }
+    }
+}
+
+impl Simhash {
+    pub fn new() -> Simhash {
+        Simhash::default()
+    }
+
+    /// Forgets every item, ready for the next document.
+    pub fn clear(&mut self) {
+        *self = Simhash::default();
+    }
+
+    /// Adds an item of weight 1.
+    #[inline]
+    pub fn add(&mut self, hash: u64) {
+        let mut carry = hash;
+        for plane in &mut self.planes {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+            if carry == 0 {
+                break;
+            }
+        }
+        self.unweighted += 1;
+        self.in_planes += 1;
+        if self.in_planes == PLANE_CAPACITY {
+            self.flush_planes();
+        }
+    }
+
+    /// Adds an item with its own weight.
+    pub fn add_weighted(&mut self, hash: u64, weight: Weight) {
+        let sums = self.weighted.get_or_insert_with(WeightedSums::zero);
+        for (bit, sum) in sums.approx.iter_mut().enumerate() {
+            if hash >> bit & 1 == 1 {
+                *sum += weight.approx;
+            } else {
+                *sum -= weight.approx;
+            }
+        }
+        sums.exact = match (sums.exact, weight.exact) {
+            (Some(mut exact), Some(w)) => {
+                let mut fits = true;
+                for (bit, sum) in exact.iter_mut().enumerate() {
+                    let term = if hash >> bit & 1 == 1 { Some(w) } else { w.checked_neg() };
+                    match term.and_then(|t| sum.checked_add(t)) {
+                        Some(s) => *sum = s,
+                        None => fits = false,
+                    }
+                }
+                fits.then_some(exact)
+            }
+            _ => None,
+        };
+    }
+
+    fn flush_planes(&mut self) {
+        for (p, plane) in self.planes.iter_mut().enumerate() {
+            let mut bits = *plane;
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                self.ones[bit] += 1 << p;
+                bits &= bits - 1;
+            }
+            *plane = 0;
+        }
+        self.in_planes = 0;
+    }
+
+    /// True when no item was added since the last clear.
+    pub fn is_empty(&self) -> bool {
+        self.unweighted == 0 && self.weighted.is_none()
+    }
+
+    /// The fingerprint of the items added so far, or `None` when there are none.
+    pub fn fingerprint(&mut self) -> Option<u64> {
+        if self.is_empty() {
+            return None;
+        }
+        self.flush_planes();
+        let n = self.unweighted as i128;
+        // Per bit, unweighted items contribute (ones - zeros) = 2 * ones - n.
+        let balance = |bit: usize| 2 * self.ones[bit] as i128 - n;
+        let mut fingerprint = 0u64;
+        for bit in 0..64 {
+            let positive = match &self.weighted {
+                None => balance(bit) > 0,
+                Some(sums) => sums.is_positive(bit, balance(bit)),
+            };
+            fingerprint |= u64::from(positive) << bit;
+        }
+        Some(fingerprint)
+    }
+}
+
+impl WeightedSums {
+    fn zero() -> WeightedSums {
+        WeightedSums { exact: Some([0; 64]), approx: [0.0; 64] }
+    }
+
+    /// Whether bit `bit` comes out set, given the unweighted items' `balance` on it.
+    fn is_positive(&self, bit: usize, balance: i128) -> bool {
+        let exact = self.exact.as_ref().and_then(|exact| {
+            balance.checked_mul(Weight::SCALE).and_then(|b| b.checked_add(exact[bit]))
+        });
+        match exact {
+            Some(sum) => sum > 0,
+            None => balance as f64 + self.approx[bit] > 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn unweighted(hashes: &[u64]) -> Option<u64> {
+        let mut s = Simhash::new();
+        hashes.iter().for_each(|&h| s.add(h));
+        s.fingerprint()
+    }
+
+    /// The definition, bit by bit, for comparison.
+    fn oracle(items: &[(u64, f64)]) -> Option<u64> {
+        if items.is_empty() {
+            return None;
+        }
+        let mut fingerprint = 0;
+        for bit in 0..64 {
+            let sum: f64 = items.iter().map(|&(h, w)| if h >> bit & 1 == 1 { w } else { -w }).sum();
+            if sum > 0.0 {
+                fingerprint |= 1 << bit;
+            }
+        }
+        Some(fingerprint)
+    }
+
+    #[test]
+    fn empty_ties_and_extremes() {
+        assert_eq!(unweighted(&[]), None);
+        assert_eq!(unweighted(&[0]), Some(0));
+        assert_eq!(unweighted(&[u64::MAX]), Some(u64::MAX));
+        assert_eq!(unweighted(&[0, u64::MAX]), Some(0), "a tie on every bit gives 0");
+        assert_eq!(unweighted(&[0, u64::MAX, u64::MAX]), Some(u64::MAX));
+        assert_eq!(unweighted(&[1 << 63, 1 << 63, 0]), Some(1 << 63));
+    }
+
+    #[test]
+    fn many_items_cross_the_plane_capacity() {
+        let mut hashes = vec![u64::MAX; 1000];
+        hashes.extend(vec![0; 999]);
+        assert_eq!(unweighted(&hashes), Some(u64::MAX));
+        hashes.push(0);
+        assert_eq!(unweighted(&hashes), Some(0));
+    }
+
+    #[test]
+    fn decimal_weights_tie_exactly() {
+        // 0.1 + 0.2 - 0.3 is 5.5e-17 in binary floating point, which would set the bit.
+        let mut s = Simhash::new();
+        s.add_weighted(1, Weight::parse(b"0.1").unwrap());
+        s.add_weighted(1, Weight::parse(b"0.2").unwrap());
+        s.add_weighted(0, Weight::parse(b"0.3").unwrap());
+        assert_eq!(s.fingerprint(), Some(0));
+    }
+
+    #[test]
+    fn huge_weights_fall_back_to_floating_point() {
+        let mut s = Simhash::new();
+        s.add_weighted(1, Weight::parse(b"1e300").unwrap());
+        s.add_weighted(0, Weight::parse(b"1e299").unwrap());
+        assert_eq!(s.fingerprint(), Some(1));
+    }
+
+    #[test]
+    fn clear_starts_a_new_document() {
+        let mut s = Simhash::new();
+        s.add_weighted(u64::MAX, Weight::parse(b"5").unwrap());
+        s.add(3);
+        s.clear();
+        assert_eq!(s.fingerprint(), None);
+        s.add(6);
+        assert_eq!(s.fingerprint(), Some(6));
+    }
+
+    proptest! {
+        #[test]
+        fn unweighted_matches_the_definition(hashes in proptest::collection::vec(any::<u64>(), 0..600)) {
+            let items: Vec<(u64, f64)> = hashes.iter().map(|&h| (h, 1.0)).collect();
+            prop_assert_eq!(unweighted(&hashes), oracle(&items));
+        }
+
+        #[test]
+        fn integral_weights_match_the_definition(
+            items in proptest::collection::vec((any::<u64>(), -50i32..50), 0..100),
+            extra in proptest::collection::vec(any::<u64>(), 0..50),
+        ) {
+            let mut s = Simhash::new();
+            let mut all: Vec<(u64, f64)> = Vec::new();
+            for &(h, w) in &items {
+                s.add_weighted(h, Weight::parse(w.to_string().as_bytes()).unwrap());
+                all.push((h, f64::from(w)));
+            }
+            for &h in &extra {
+                s.add(h);
+                all.push((h, 1.0));
+            }
+            prop_assert_eq!(s.fingerprint(), oracle(&all));
+        }
+    }
+}
