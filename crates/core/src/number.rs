@@ -16,7 +16,9 @@ impl fmt::Display for NumberError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             NumberError::Empty => "empty number",
-            NumberError::Signed => "a hash is an unsigned 64-bit integer and takes no sign",
+            NumberError::Signed => {
+                "signed number: hashes and fingerprints are unsigned 64-bit integers"
+            }
             NumberError::NotAnInteger => "not an unsigned 64-bit integer (decimal or 0x hex)",
             NumberError::TooLarge => "integer larger than 2^64-1",
         })

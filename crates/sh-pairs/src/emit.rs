@@ -1,0 +1,152 @@
+//! Writing pairs of records in order: sorted by the input position of the first record, then of
+//! the second. Records are visited in input order; for each, the records after it in its own
+//! group and in the groups of its near neighbours are merged, so identical fingerprints stream
+//! out in bounded memory however many share one.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io;
+
+use crate::index::{Index, Neighbours, RecordIndex};
+
+/// Which pairs of records are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    /// Every pair of records within K bits.
+    All,
+    /// Only pairs of a query record (the first `queries` records) with a corpus record.
+    Against { queries: RecordIndex },
+    /// Enough pairs to connect the same clusters: a chain through the records of each
+    /// fingerprint, and one pair (their first records) for two near fingerprints.
+    Sparse,
+}
+
+/// Where the pairs go: `(a, b, distance)`, `a` before `b` in the input.
+pub trait PairSink {
+    fn pair(&mut self, a: RecordIndex, b: RecordIndex, distance: u32) -> io::Result<()>;
+}
+
+/// Visits every selected pair in (a, b) order; returns how many there were.
+pub fn emit_pairs(
+    index: &Index,
+    neighbours: &Neighbours,
+    selection: Selection,
+    sink: &mut impl PairSink,
+) -> io::Result<u64> {
+    let mut emitter = Emitter {
+        index,
+        neighbours,
+        sink,
+        count: 0,
+        lists: Vec::new(),
+        heap: BinaryHeap::new(),
+        candidates: Vec::new(),
+    };
+    let firsts = match selection {
+        Selection::Against { queries } => queries,
+        Selection::All | Selection::Sparse => index.records() as RecordIndex,
+    };
+    for a in 0..firsts {
+        match selection {
+            Selection::All => emitter.all_after(a, a + 1)?,
+            Selection::Against { queries } => emitter.all_after(a, queries)?,
+            Selection::Sparse => emitter.sparse(a)?,
+        }
+    }
+    Ok(emitter.count)
+}
+
+struct Emitter<'a, S> {
+    index: &'a Index,
+    neighbours: &'a Neighbours,
+    sink: &'a mut S,
+    count: u64,
+    /// Reused for each record: the sorted candidate lists with their distance.
+    lists: Vec<(&'a [RecordIndex], u32)>,
+    heap: BinaryHeap<Reverse<(RecordIndex, usize)>>,
+    candidates: Vec<(RecordIndex, u32)>,
+}
+
+impl<'a, S: PairSink> Emitter<'a, S> {
+    fn emit(&mut self, a: RecordIndex, b: RecordIndex, distance: u32) -> io::Result<()> {
+        self.count += 1;
+        self.sink.pair(a, b, distance)
+    }
+
+    fn distance(&self, g: u32, h: u32) -> u32 {
+        (self.index.fingerprint(g) ^ self.index.fingerprint(h)).count_ones()
+    }
+
+    /// Pairs of `a` with every record from `from` on in its group and its neighbours' groups.
+    fn all_after(&mut self, a: RecordIndex, from: RecordIndex) -> io::Result<()> {
+        let index = self.index;
+        let g = index.group_of(a);
+        let same = records_from(index.members(g), from);
+        let near = self.neighbours.of(g);
+        if near.is_empty() {
+            for &b in same {
+                self.emit(a, b, 0)?;
+            }
+            return Ok(());
+        }
+        self.lists.clear();
+        self.lists.push((same, 0));
+        for &h in near {
+            let rest = records_from(index.members(h), from);
+            if !rest.is_empty() {
+                let d = self.distance(g, h);
+                self.lists.push((rest, d));
+            }
+        }
+        self.merge(a)
+    }
+
+    /// Writes the pairs of `a` with the heads of all lists, in order of the second record.
+    fn merge(&mut self, a: RecordIndex) -> io::Result<()> {
+        self.heap.clear();
+        for (list, (records, _)) in self.lists.iter().enumerate() {
+            if let Some(&b) = records.first() {
+                self.heap.push(Reverse((b, list)));
+            }
+        }
+        while let Some(Reverse((b, list))) = self.heap.pop() {
+            let distance = self.lists[list].1;
+            self.emit(a, b, distance)?;
+            let rest = &self.lists[list].0[1..];
+            self.lists[list].0 = rest;
+            if let Some(&next) = rest.first() {
+                self.heap.push(Reverse((next, list)));
+            }
+        }
+        Ok(())
+    }
+
+    fn sparse(&mut self, a: RecordIndex) -> io::Result<()> {
+        let index = self.index;
+        let g = index.group_of(a);
+        let members = index.members(g);
+        let mut pairs = std::mem::take(&mut self.candidates);
+        pairs.clear();
+        let position = members.partition_point(|&r| r < a);
+        if let Some(&next) = members.get(position + 1) {
+            pairs.push((next, 0));
+        }
+        if position == 0 {
+            for &h in self.neighbours.of(g) {
+                let first = index.members(h)[0];
+                if first > a {
+                    pairs.push((first, self.distance(g, h)));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        let written = pairs.iter().try_for_each(|&(b, distance)| self.emit(a, b, distance));
+        self.candidates = pairs;
+        written
+    }
+}
+
+/// The records of an ascending list from `from` on.
+fn records_from(records: &[RecordIndex], from: RecordIndex) -> &[RecordIndex] {
+    &records[records.partition_point(|&r| r < from)..]
+}

@@ -1,0 +1,270 @@
+//! Finding every pair of distinct fingerprints within K bits by the permuted-table method of
+//! Manku, Jain and Das Sarma (WWW 2007), walked as a tree.
+//!
+//! A table is a set of B-K blocks; a pair within K bits agrees on at least B-K blocks, so some
+//! table holds it in one group of equal block values. Instead of building each of the C(B, K)
+//! tables in full, the tables are visited in lexicographic order as paths of a tree: a node has
+//! chosen some blocks and holds a set of fingerprints that agree on all of them; its children
+//! choose one more block each and split the set by that block's bits. Tables that share their
+//! first blocks share that work, sets of fewer than two fingerprints are dropped at once, and one
+//! array is reordered in place throughout.
+//!
+//! A pair is reported only by the first table that holds it, the B-K lowest-numbered blocks it
+//! agrees on. Along a path that means the pair must disagree on every block the path skipped;
+//! a set in which all members agree on a skipped block holds no such pair and is dropped too.
+
+use crate::blocks::Blocks;
+
+/// What a search does with each pair it finds.
+pub trait OnPair {
+    /// `a < b`, two distinct fingerprints within K bits, reported once.
+    fn found(&mut self, a: u64, b: u64);
+}
+
+impl<T: OnPair + ?Sized> OnPair for &mut T {
+    fn found(&mut self, a: u64, b: u64) {
+        (**self).found(a, b);
+    }
+}
+
+/// Collects the pairs found, for tests and small inputs.
+#[derive(Debug, Default)]
+pub struct CollectPairs(pub Vec<(u64, u64)>);
+
+impl OnPair for CollectPairs {
+    fn found(&mut self, a: u64, b: u64) {
+        self.0.push((a, b));
+    }
+}
+
+/// One search (or one thread of it): tells `on_pair` of every pair found.
+#[derive(Debug)]
+pub struct Search<'a, F> {
+    blocks: &'a Blocks,
+    k: u32,
+    /// Block masks skipped along the current path; a reported pair disagrees on each.
+    skipped: Vec<u64>,
+    on_pair: F,
+    /// Pairs of fingerprints compared bit by bit: the work of the leaves.
+    pub compared: u64,
+}
+
+impl<'a, F: OnPair> Search<'a, F> {
+    pub fn new(blocks: &'a Blocks, k: u32, on_pair: F) -> Search<'a, F> {
+        assert!((k as usize) < blocks.count());
+        Search { blocks, k, skipped: Vec::new(), on_pair, compared: 0 }
+    }
+
+    fn table_size(&self) -> usize {
+        self.blocks.count() - self.k as usize
+    }
+
+    /// Finds every reported pair among `set`, a set of distinct fingerprints (reordered).
+    pub fn run(&mut self, set: &mut [u64]) {
+        if self.k == 0 {
+            return; // distinct fingerprints are never 0 bits apart
+        }
+        self.descend(set, 0, None);
+    }
+
+    /// The choices of the first block: the top level of the tree, whose parts can be searched
+    /// independently (and on other threads) by [`Search::run_part`].
+    pub fn first_blocks(&self) -> std::ops::RangeInclusive<usize> {
+        0..=self.k as usize
+    }
+
+    /// Splits `set` by block `first` and returns the ranges of the parts worth searching.
+    pub fn split_by_first_block(
+        &self,
+        set: &mut [u64],
+        first: usize,
+    ) -> Vec<std::ops::Range<usize>> {
+        let skipped: Vec<u64> = (0..first).map(|j| self.blocks.mask(j)).collect();
+        let mask = self.blocks.mask(first);
+        set.sort_unstable_by_key(|fp| fp & mask);
+        let mut parts = Vec::new();
+        let mut start = 0;
+        while start < set.len() {
+            let len = run_length(&set[start..], mask);
+            if len >= 2 && disagrees_on_each(&set[start..start + len], &skipped) {
+                parts.push(start..start + len);
+            }
+            start += len;
+        }
+        parts
+    }
+
+    /// Searches one part from [`Search::split_by_first_block`] of block `first`.
+    pub fn run_part(&mut self, part: &mut [u64], first: usize) {
+        self.skipped.clear();
+        self.skipped.extend((0..first).map(|j| self.blocks.mask(j)));
+        self.descend(part, 1, Some(first));
+        self.skipped.clear();
+    }
+
+    /// `set` agrees on the `depth` blocks chosen so far, the last being `last`.
+    fn descend(&mut self, set: &mut [u64], depth: usize, last: Option<usize>) {
+        if depth == self.table_size() {
+            self.compare_all(set);
+            return;
+        }
+        let first_choice = last.map_or(0, |l| l + 1);
+        // Leave enough blocks after this one to complete the table.
+        let last_choice = self.k as usize + depth;
+        let skipped_before = self.skipped.len();
+        for block in first_choice..=last_choice {
+            let mask = self.blocks.mask(block);
+            set.sort_unstable_by_key(|fp| fp & mask);
+            let mut start = 0;
+            while start < set.len() {
+                let len = run_length(&set[start..], mask);
+                let part = &mut set[start..start + len];
+                if len >= 2 && disagrees_on_each(part, &self.skipped) {
+                    self.descend(part, depth + 1, Some(block));
+                }
+                start += len;
+            }
+            // The next sibling skips this block.
+            self.skipped.push(mask);
+        }
+        self.skipped.truncate(skipped_before);
+    }
+
+    fn compare_all(&mut self, group: &[u64]) {
+        let n = group.len() as u64;
+        self.compared += n * (n - 1) / 2;
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                let x = a ^ b;
+                if x.count_ones() <= self.k && self.skipped.iter().all(|&m| x & m != 0) {
+                    self.on_pair.found(a.min(b), a.max(b));
+                }
+            }
+        }
+    }
+}
+
+/// Searches `set` (distinct fingerprints, reordered) with one handler per thread, each told of
+/// the pairs its thread finds; returns the number of pairs compared.
+pub fn search_in_parallel<H: OnPair + Send>(
+    blocks: &Blocks,
+    k: u32,
+    set: &mut [u64],
+    handlers: &mut [H],
+) -> u64 {
+    let threads = handlers.len();
+    assert!(threads >= 1, "at least one handler");
+    let mut compared = 0;
+    if k == 0 {
+        return 0; // distinct fingerprints are never 0 bits apart
+    }
+    let splitter = Search::new(blocks, k, CollectPairs::default());
+    for first in splitter.first_blocks() {
+        let parts = splitter.split_by_first_block(set, first);
+        let shares = share_out(set, &parts, threads);
+        compared += std::thread::scope(|scope| {
+            let workers: Vec<_> = shares
+                .into_iter()
+                .zip(handlers.iter_mut())
+                .map(|(share, handler)| {
+                    scope.spawn(move || {
+                        let mut search = Search::new(blocks, k, handler);
+                        for part in share {
+                            search.run_part(part, first);
+                        }
+                        search.compared
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().expect("search thread")).sum::<u64>()
+        });
+    }
+    compared
+}
+
+/// Cuts `set` into the disjoint `parts` and deals them to `threads` shares of about equal work
+/// (largest first, each to the least loaded share).
+fn share_out<'s>(
+    set: &'s mut [u64],
+    parts: &[std::ops::Range<usize>],
+    threads: usize,
+) -> Vec<Vec<&'s mut [u64]>> {
+    let mut slices = Vec::with_capacity(parts.len());
+    let mut rest = set;
+    let mut offset = 0;
+    for part in parts {
+        let (_, tail) = rest.split_at_mut(part.start - offset);
+        let (slice, tail) = tail.split_at_mut(part.len());
+        slices.push(slice);
+        rest = tail;
+        offset = part.end;
+    }
+    // Comparisons grow with the square of a part's size.
+    slices.sort_by_key(|slice| std::cmp::Reverse(slice.len()));
+    let mut shares: Vec<(u64, Vec<&mut [u64]>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+    for slice in slices {
+        let lightest = shares.iter_mut().min_by_key(|(load, _)| *load).expect("threads >= 1");
+        lightest.0 += (slice.len() as u64).pow(2);
+        lightest.1.push(slice);
+    }
+    shares.into_iter().map(|(_, share)| share).collect()
+}
+
+/// How many fingerprints at the start of `set` have the bits of the first under `mask`.
+fn run_length(set: &[u64], mask: u64) -> usize {
+    let value = set[0] & mask;
+    set.iter().take_while(|&&fp| fp & mask == value).count()
+}
+
+/// Whether, for each mask, some two members of `set` differ under it: otherwise no pair of the
+/// set disagrees on that block.
+fn disagrees_on_each(set: &[u64], masks: &[u64]) -> bool {
+    if masks.is_empty() {
+        return true;
+    }
+    let (any, all) = set.iter().fold((0u64, u64::MAX), |(any, all), &fp| (any | fp, all & fp));
+    let varying = any ^ all;
+    masks.iter().all(|&m| varying & m != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(fps: &[u64], b: u32, k: u32) -> Vec<(u64, u64)> {
+        let blocks = Blocks::new(b);
+        let mut set = fps.to_vec();
+        set.sort_unstable();
+        set.dedup();
+        let mut found = CollectPairs::default();
+        Search::new(&blocks, k, &mut found).run(&mut set);
+        found.0.sort_unstable();
+        found.0
+    }
+
+    fn brute_force(fps: &[u64], k: u32) -> Vec<(u64, u64)> {
+        let mut set = fps.to_vec();
+        set.sort_unstable();
+        set.dedup();
+        let mut pairs = Vec::new();
+        for (i, &a) in set.iter().enumerate() {
+            for &b in &set[i + 1..] {
+                if (a ^ b).count_ones() <= k {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn finds_the_pairs_of_a_small_planted_set() {
+        let base = 0x0123_4567_89ab_cdef_u64;
+        let fps = [base, base ^ 1, base ^ (1 << 63), base ^ 0b111, base ^ 0xf0, !base];
+        for b in 4..=64 {
+            for k in 1..b.min(6) {
+                assert_eq!(search(&fps, b, k), brute_force(&fps, k), "B={b} K={k}");
+            }
+        }
+    }
+}
