@@ -1,1 +1,135 @@
-//! Integration tests of sh-pairs through the built binary.
+//! Integration tests of sh-pairs through the built binary: formats, flags, errors.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use crate::util::{binary, run};
+
+const SEED_CORPUS: &str = "0b0100101110111011001000101111101110111100001010011101100110110101";
+const SEED_QUERY: &str = "0b0100101110111011011000101111101110011100001010011100100110110101";
+
+fn from_binary(text: &str) -> u64 {
+    u64::from_str_radix(text.trim_start_matches("0b"), 2).unwrap()
+}
+
+#[test]
+fn seed_example_is_one_pair_at_three_bits() {
+    let input = format!("{}\n{}\n", from_binary(SEED_CORPUS), from_binary(SEED_QUERY));
+    assert_eq!(run("sh-pairs", &["-b", "6", "-k", "3"], input.clone()).success(), "1\t2\t3\n");
+    assert_eq!(run("sh-pairs", &["-b", "6", "-d", "2"], input).success(), "");
+}
+
+#[test]
+fn ids_identical_fingerprints_and_order() {
+    let input = "a\t5\nb\t0x5\nc\t7\nskip\t\nd\t1000\ne\t4\n";
+    let expected = "a\tb\t0\na\tc\t1\na\te\t1\nb\tc\t1\nb\te\t1\nc\te\t2\n";
+    for blocks in ["3", "4", "17", "64"] {
+        for threads in ["1", "2"] {
+            let args = ["-k", "2", "-b", blocks, "-j", threads];
+            assert_eq!(run("sh-pairs", &args, input).success(), expected, "B={blocks}");
+        }
+    }
+    assert_eq!(run("sh-pairs", &["-k", "2"], input).success(), expected, "default B");
+}
+
+#[test]
+fn line_numbers_count_skipped_lines() {
+    assert_eq!(run("sh-pairs", &["-k", "0"], "9\n\n9\n").success(), "1\t3\t0\n");
+}
+
+#[test]
+fn json_without_ids_is_the_seed_format() {
+    let out = run("sh-pairs", &["-k", "1", "--format", "json"], "7\n5\n5\n").success().to_string();
+    assert_eq!(out, "[5, 7]\n[5, 7]\n[5, 5]\n");
+    let named =
+        run("sh-pairs", &["-k", "1", "--format", "json"], "x\"y\t7\nz\t5\n").success().to_string();
+    assert_eq!(named, "[\"x\\\"y\", \"z\", 1]\n");
+}
+
+#[test]
+fn against_a_corpus_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus.tsv");
+    std::fs::write(&corpus, "old1\t4\nold2\t1000\nold3\t5\n").unwrap();
+    let out =
+        run("sh-pairs", &["-k", "1", "--against", corpus.to_str().unwrap()], "new1\t5\nnew2\t5\n")
+            .success()
+            .to_string();
+    assert_eq!(out, "new1\told1\t1\nnew1\told3\t0\nnew2\told1\t1\nnew2\told3\t0\n");
+    let missing = run("sh-pairs", &["--against", "/nonexistent/corpus"], "1\n");
+    missing.failure(1, "sh-pairs: error: cannot open '/nonexistent/corpus'");
+}
+
+#[test]
+fn sparse_chains_identical_fingerprints() {
+    let out = run("sh-pairs", &["-k", "1", "--sparse"], "5\n5\n5\n4\n4\n").success().to_string();
+    assert_eq!(out, "1\t2\t0\n1\t4\t1\n2\t3\t0\n4\t5\t0\n");
+}
+
+#[test]
+fn stats_go_to_stderr() {
+    let result = run("sh-pairs", &["-k", "1", "-b", "2", "--stats"], "5\n5\n7\n");
+    assert_eq!(result.code, Some(0));
+    assert_eq!(result.stdout_str(), "1\t2\t0\n1\t3\t1\n2\t3\t1\n");
+    assert!(
+        result
+            .stderr
+            .starts_with("sh-pairs: 3 records, 2 distinct fingerprints, K=1, B=2, 2 tables"),
+        "{}",
+        result.stderr
+    );
+}
+
+#[test]
+fn bad_fingerprints_name_the_line() {
+    for (input, message) in [
+        ("1\nabc\n", "sh-pairs: error: line 2: not an unsigned 64-bit integer"),
+        ("1\n-1\n", "sh-pairs: error: line 2: signed number"),
+        ("1\n18446744073709551616\n", "sh-pairs: error: line 2: integer larger than 2^64-1"),
+        ("1\n3x\n", "sh-pairs: error: line 2: not an unsigned 64-bit integer"),
+        ("a\t1\n2\n", "sh-pairs: error: line 2: a line without an id among lines with ids"),
+        ("1\nb\t2\n", "sh-pairs: error: line 2: a line with an id among lines without ids"),
+        ("1 2\n", "sh-pairs: error: line 1: more than one fingerprint"),
+    ] {
+        let result = run("sh-pairs", &[], input);
+        result.failure(1, message);
+        assert_eq!(result.stdout, b"", "no partial output for {input:?}");
+    }
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    run("sh-pairs", &["-k", "3", "-b", "3"], "1\n")
+        .failure(2, "sh-pairs: error: --blocks (3) must be greater");
+    run("sh-pairs", &["-b", "65"], "1\n").failure(2, "error: invalid value '65'");
+    run("sh-pairs", &["-k", "64"], "1\n").failure(2, "error: invalid value '64'");
+    run("sh-pairs", &["--sparse", "--against", "x"], "1\n").failure(2, "error: the argument");
+}
+
+#[test]
+fn million_identical_fingerprints_stream_to_head() {
+    // 10^6 records give 5 * 10^11 pairs: only streaming can answer `| head` at once.
+    let mut child = Command::new(binary("sh-pairs"))
+        .args(["-k", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let block = "12345\n".repeat(1000);
+        for _ in 0..1000 {
+            stdin.write_all(block.as_bytes()).unwrap();
+        }
+    });
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "1\t2\t0");
+    assert_eq!(lines.next().unwrap().unwrap(), "1\t3\t0");
+    drop(lines); // the reader goes away, as `head` does
+    feeder.join().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "quiet end on a closed pipe");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
