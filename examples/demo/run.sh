@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole pipeline on the shipped demo corpus: fingerprints, near-duplicate pairs, clusters,
+# and the list of documents to drop to keep one per cluster.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+# `cargo install` puts the commands here; an earlier PATH entry still wins.
+PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+sh-tokenize --json --id-field id < "$here/docs.jsonl" \
+  | sh-shingle -w 4 | sh-hash | sh-compute > "$work/fingerprints.tsv"
+sh-pairs -k 3 < "$work/fingerprints.tsv" > "$work/pairs.tsv"
+
+echo "== $(wc -l < "$work/fingerprints.tsv") documents, $(wc -l < "$work/pairs.tsv") near-duplicate pairs (sh-pairs -k 3):"
+cat "$work/pairs.tsv"
+echo "== clusters (sh-cluster), one per line:"
+sh-cluster < "$work/pairs.tsv"
+echo "== documents to drop, keeping the first of each cluster (sh-cluster --duplicates):"
+sh-cluster --duplicates < "$work/pairs.tsv"
