@@ -1,1 +1,100 @@
 //! Integration tests of sh-tokenize through the built binary.
+
+use crate::util::run;
+
+#[test]
+fn one_output_line_per_input_line() {
+    let input = "Hello, World!\r\n\r\n  \n\t-- \nno final newline";
+    let out = run("sh-tokenize", &[], input);
+    assert_eq!(out.success(), "hello world\n\n\n\nno final newline\n");
+    assert_eq!(run("sh-tokenize", &[], "").success(), "");
+    assert_eq!(run("sh-tokenize", &[], "\n").success(), "\n");
+}
+
+#[test]
+fn unicode_words_and_invalid_utf8() {
+    let input = ["ÉCOLE Straße\n東京タワー\n".as_bytes(), b"ab\xffcd\0ef\n"].concat();
+    let out = run("sh-tokenize", &[], input);
+    assert_eq!(out.success(), "école straße\n東 京 タ ワ ー\nab cd ef\n");
+}
+
+#[test]
+fn modes() {
+    let seed = "what's new?How5is _ the ^# stuff\n";
+    let out = run("sh-tokenize", &["--mode", "ascii", "--keep-case"], seed);
+    assert_eq!(out.success(), "what s new How is the stuff\n");
+    assert_eq!(run("sh-tokenize", &["-m", "alpha"], "R2D2 x\n").success(), "r d x\n");
+    assert_eq!(run("sh-tokenize", &["-m", "words"], "R2D2 x\n").success(), "r2d2 x\n");
+    assert_eq!(run("sh-tokenize", &["-m", "space"], "Don't STOP\n").success(), "don't stop\n");
+    assert_eq!(run("sh-tokenize", &["-m", "chars"], "Ab c\n").success(), "a b c\n");
+}
+
+#[test]
+fn with_id_keeps_ids_byte_for_byte() {
+    let input = b"d1\tHello World\nno tab Here\n\tonly text\nd\xff4\tX\ty\nempty\t\n".to_vec();
+    let out = run("sh-tokenize", &["--with-id"], input);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, b"d1\thello world\nno tab here\n\tonly text\nd\xff4\tx y\nempty\t\n");
+}
+
+#[test]
+fn json_lines() {
+    let input = concat!(
+        r#"{"url": "u1", "body": "Hello\nWorld", "n": [1, {"a": 2}]}"#,
+        "\n\n",
+        r#"{"body": "", "url": 7}"#,
+        "\n",
+    );
+    let args = ["--json", "--text-field", "body", "--id-field", "url"];
+    assert_eq!(run("sh-tokenize", &args, input).success(), "u1\thello world\n\n7\t\n");
+    let out = run("sh-tokenize", &["--json"], r#"{"text": "A b"}"#);
+    assert_eq!(out.success(), "a b\n");
+}
+
+#[test]
+fn json_errors_name_the_line_and_exit_1() {
+    let cases: [(&[&str], &str, &str); 5] = [
+        (&[], "{\"text\": \"a\"}\n{\"text\": ", "line 2: invalid JSON"),
+        (
+            &[],
+            "{\"text\": \"a\"}\n\n[1]\n",
+            "line 3: invalid type: sequence, expected a JSON object",
+        ),
+        (&[], "{\"txt\": \"a\"}\n", "line 1: no field \"text\""),
+        (&[], "{\"text\": 5}\n", "line 1: field \"text\": invalid type: integer `5`"),
+        (&["--id-field", "id"], "{\"id\": \"a\\tb\", \"text\": \"\"}", "line 1: an id cannot hold"),
+    ];
+    for (extra, input, message) in cases {
+        let mut args = vec!["--json"];
+        args.extend(extra);
+        let out = run("sh-tokenize", &args, input);
+        out.failure(1, &format!("sh-tokenize: error: {message}"));
+    }
+    let deep = format!("{{\"text\": {}}}\n", "[".repeat(10_000));
+    run("sh-tokenize", &["--json"], deep).failure(1, "sh-tokenize: error: line 1: field \"text\"");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    run("sh-tokenize", &["--with-id", "--json"], "").failure(2, "error:");
+    run("sh-tokenize", &["--text-field", "body"], "").failure(2, "error:");
+    run("sh-tokenize", &["--mode", "bytes"], "").failure(2, "error:");
+    let same = ["--json", "--id-field", "text"];
+    run("sh-tokenize", &same, "").failure(2, "sh-tokenize: error: --id-field and --text-field");
+}
+
+#[test]
+fn input_and_output_files() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let input = dir.path().join("in.txt");
+    let output = dir.path().join("out.txt");
+    std::fs::write(&input, "A b\nC\n").expect("write input");
+    let (input, output) = (input.to_str().expect("UTF-8 path"), output.to_str().expect("path"));
+    assert_eq!(run("sh-tokenize", &["-i", input, "-o", output, "--quiet"], "").success(), "");
+    assert_eq!(std::fs::read_to_string(output).expect("output"), "a b\nc\n");
+
+    // A failed run leaves the output file as it was.
+    let bad = run("sh-tokenize", &["--json", "-o", output], "{\"text\": \"x\"}\nnot json\n");
+    bad.failure(1, "sh-tokenize: error: line 2: invalid JSON");
+    assert_eq!(std::fs::read_to_string(output).expect("output"), "a b\nc\n");
+}
