@@ -29,6 +29,9 @@ pub const TOOLS: [Tool; 6] = [
 
 const MANUAL: &str = "sh-tools manual";
 
+/// One of clap_mangen's section renderers.
+type RenderSection = fn(&clap_mangen::Man, &mut dyn Write) -> std::io::Result<()>;
+
 /// The file name of a tool's manual page in `man/`.
 pub fn man_file_name(tool: &Tool) -> String {
     format!("{}.1", tool.name)
@@ -41,7 +44,7 @@ pub fn render_man_page(tool: &Tool) -> Vec<u8> {
     let version = command.get_version().unwrap_or_default().to_string();
     let man = clap_mangen::Man::new(command).manual(MANUAL).source(format!("sh-tools {version}"));
     let mut page = Vec::new();
-    let sections: [fn(&clap_mangen::Man, &mut dyn Write) -> std::io::Result<()>; 5] = [
+    let sections: [RenderSection; 5] = [
         clap_mangen::Man::render_title,
         clap_mangen::Man::render_name_section,
         clap_mangen::Man::render_synopsis_section,

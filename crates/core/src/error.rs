@@ -4,8 +4,6 @@
 use std::fmt;
 use std::io;
 
-use bstr::ByteSlice;
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// How many characters of offending input an error message quotes.
@@ -63,12 +61,30 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Offending input as printable text: control bytes and invalid UTF-8 escaped, long text cut.
+/// Offending input as printable text: control characters and invalid UTF-8 escaped (`\t`,
+/// `\x00`, `\xFF`), long text cut.
 pub fn quote(text: &[u8]) -> String {
-    let escaped = text.escape_bytes().to_string();
-    match escaped.char_indices().nth(QUOTE_LIMIT) {
-        Some((cut, _)) => format!("{}…", &escaped[..cut]),
-        None => escaped,
+    let mut shown = String::new();
+    for chunk in text.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                match c {
+                    '\t' => shown += "\\t",
+                    '\r' => shown += "\\r",
+                    '\n' => shown += "\\n",
+                    _ => shown += &format!("\\x{:02X}", u32::from(c)),
+                }
+            } else {
+                shown.push(c);
+            }
+        }
+        for byte in chunk.invalid() {
+            shown += &format!("\\x{byte:02X}");
+        }
+    }
+    match shown.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &shown[..cut]),
+        None => shown,
     }
 }
 
@@ -90,6 +106,7 @@ mod tests {
         assert!(shown.ends_with("…'"), "{shown}");
         assert_eq!(shown.matches('x').count(), QUOTE_LIMIT);
         assert_eq!(quote(b"a\xffb"), r"a\xFFb");
+        assert_eq!(quote(b"{\"a\": 1}\0\r"), r#"{"a": 1}\x00\r"#);
     }
 
     #[test]
