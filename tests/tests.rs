@@ -7,5 +7,6 @@ mod compute;
 mod hash;
 mod man_pages;
 mod pairs;
+mod pipeline;
 mod shingle;
 mod tokenize;
