@@ -114,10 +114,11 @@ fn bad_input_names_the_line() {
 
 #[test]
 fn bad_flags_exit_2() {
-    run("sh-cluster", &["--no-such-flag"], "a\tb\n").failure(2, "error:");
-    run("sh-cluster", &["--format", "xml"], "a\tb\n").failure(2, "error:");
-    run("sh-cluster", &["--min-size", "0"], "a\tb\n").failure(2, "error:");
-    run("sh-cluster", &["--duplicates", "--format", "json"], "a\tb\n").failure(2, "error:");
+    run("sh-cluster", &["--no-such-flag"], "a\tb\n").failure(2, "sh-cluster: error:");
+    run("sh-cluster", &["--format", "xml"], "a\tb\n").failure(2, "sh-cluster: error:");
+    run("sh-cluster", &["--min-size", "0"], "a\tb\n").failure(2, "sh-cluster: error:");
+    run("sh-cluster", &["--duplicates", "--format", "json"], "a\tb\n")
+        .failure(2, "sh-cluster: error:");
 }
 
 #[test]

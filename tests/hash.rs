@@ -122,7 +122,7 @@ fn weighted_errors_name_the_line_and_the_item() {
 fn bad_seeds_are_usage_errors() {
     for seed in ["-1", "18446744073709551616", "x"] {
         let out = run("sh-hash", &[&format!("--seed={seed}")], "hello\n");
-        out.failure(2, &format!("error: invalid value '{seed}' for '--seed <SEED>'"));
+        out.failure(2, &format!("sh-hash: error: invalid value '{seed}' for '--seed <SEED>'"));
     }
 }
 

@@ -54,9 +54,10 @@ fn tokens_are_copied_byte_for_byte() {
 #[test]
 fn window_zero_is_a_usage_error() {
     let out = run("sh-shingle", &["-w", "0"], "a b\n");
-    out.failure(2, "error: invalid value '0' for '--window <N>'");
+    out.failure(2, "sh-shingle: error: invalid value '0' for '--window <N>'");
     assert_eq!(out.stdout, b"");
-    run("sh-shingle", &["--window", "two"], "a b\n").failure(2, "error: invalid value 'two'");
+    run("sh-shingle", &["--window", "two"], "a b\n")
+        .failure(2, "sh-shingle: error: invalid value 'two'");
 }
 
 #[test]

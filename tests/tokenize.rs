@@ -76,9 +76,9 @@ fn json_errors_name_the_line_and_exit_1() {
 
 #[test]
 fn usage_errors_exit_2() {
-    run("sh-tokenize", &["--with-id", "--json"], "").failure(2, "error:");
-    run("sh-tokenize", &["--text-field", "body"], "").failure(2, "error:");
-    run("sh-tokenize", &["--mode", "bytes"], "").failure(2, "error:");
+    run("sh-tokenize", &["--with-id", "--json"], "").failure(2, "sh-tokenize: error:");
+    run("sh-tokenize", &["--text-field", "body"], "").failure(2, "sh-tokenize: error:");
+    run("sh-tokenize", &["--mode", "bytes"], "").failure(2, "sh-tokenize: error:");
     let same = ["--json", "--id-field", "text"];
     run("sh-tokenize", &same, "").failure(2, "sh-tokenize: error: --id-field and --text-field");
 }

@@ -1,5 +1,6 @@
 //! The flags every command has and the thin `main` they share.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
@@ -29,9 +30,18 @@ impl IoArgs {
 
 /// Parses the flags, runs the command and exits: 0 on success or when the reader of the output
 /// went away, otherwise `NAME: error: …` on stderr and the error's exit status (1, or 2 for
-/// usage). Flag errors are clap's, with exit status 2.
+/// usage and flag errors).
 pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
-    let args = A::parse();
+    let args = match A::try_parse() {
+        Ok(args) => args,
+        Err(e) if e.use_stderr() => {
+            // clap's message starts with "error: "; put the command's name in front, as for
+            // every other error.
+            let _ = write!(std::io::stderr().lock(), "{name}: {}", e.render());
+            std::process::exit(2)
+        }
+        Err(e) => e.exit(), // --help and --version
+    };
     let code = match run(args) {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
@@ -41,7 +51,6 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
 }
 
 fn report(name: &str, error: &Error) -> i32 {
-    use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{name}: error: {error}");
     error.exit_code()
 }

@@ -98,7 +98,8 @@ impl Output {
             let writer = BufWriter::with_capacity(WRITE_BUFFER, io::stdout().lock());
             return Ok(Output { sink: Sink::Stdout(writer) });
         }
-        let cannot = |e| Error::io(format!("cannot create output '{}'", path.display()), e);
+        let cannot =
+            |e| Error::io(format!("cannot create output '{}'", path.display()), without_path(e));
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
@@ -135,6 +136,15 @@ impl Output {
                 Ok(())
             }
         }
+    }
+}
+
+/// tempfile's errors end in " at path …", naming the temporary file rather than the output.
+fn without_path(error: io::Error) -> io::Error {
+    let message = error.to_string();
+    match message.split_once(" at path ") {
+        Some((reason, _)) => io::Error::new(error.kind(), reason.to_string()),
+        None => error,
     }
 }
 
@@ -228,6 +238,9 @@ mod tests {
     #[test]
     fn output_into_missing_directory_is_an_error() {
         let err = Output::create(Path::new("/nonexistent-dir/x/out")).unwrap_err();
-        assert!(err.to_string().starts_with("cannot create output"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "cannot create output '/nonexistent-dir/x/out': No such file or directory (os error 2)"
+        );
     }
 }
