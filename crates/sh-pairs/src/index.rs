@@ -18,9 +18,10 @@ pub struct Index {
 
 impl Index {
     /// Groups `fingerprints` (one per record, in input order).
-    pub fn build(fingerprints: &[u64]) -> Index {
+    pub fn build(fingerprints: Vec<u64>) -> Index {
         let mut by_value: Vec<(u64, RecordIndex)> =
             fingerprints.iter().enumerate().map(|(r, &fp)| (fp, r as RecordIndex)).collect();
+        drop(fingerprints);
         by_value.sort_unstable();
         let mut index = Index {
             distinct: Vec::new(),
@@ -117,7 +118,7 @@ mod tests {
 
     #[test]
     fn groups_keep_input_order() {
-        let index = Index::build(&[5, 3, 5, 9, 3, 5]);
+        let index = Index::build(vec![5, 3, 5, 9, 3, 5]);
         assert_eq!(index.distinct, [3, 5, 9]);
         assert_eq!(index.members(0), [1, 4]);
         assert_eq!(index.members(1), [0, 2, 5]);

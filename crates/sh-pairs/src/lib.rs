@@ -145,6 +145,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(path) => Some(read_records(&mut RecordReader::open(path)?, &mut progress)?),
         None => None,
     };
+    let read_time = started.elapsed();
     let options = Options {
         distance: args.distance,
         blocks: args.blocks,
@@ -153,14 +154,14 @@ pub fn run(args: Args) -> Result<()> {
         sparse: args.sparse,
     };
     let mut out = args.io.create_output()?;
-    let summary = write_pairs(&query, corpus.as_ref(), &options, &mut out, &mut progress)?;
+    let summary = write_pairs(query, corpus, &options, &mut out, &mut progress)?;
     out.finish()?;
     progress.finish();
     if args.stats {
         eprintln!(
             "sh-pairs: {} records, {} distinct fingerprints, K={}, B={}, {} tables, \
              {} candidates compared, {} near pairs of distinct fingerprints, {} pairs written, \
-             {:.3} s",
+             {:.3} s (read {:.3}, group {:.3}, search {:.3}, write {:.3})",
             summary.records,
             summary.distinct,
             options.distance,
@@ -169,7 +170,11 @@ pub fn run(args: Args) -> Result<()> {
             summary.compared,
             summary.near_groups,
             summary.pairs,
-            started.elapsed().as_secs_f64()
+            started.elapsed().as_secs_f64(),
+            read_time.as_secs_f64(),
+            summary.group_time.as_secs_f64(),
+            summary.search_time.as_secs_f64(),
+            summary.write_time.as_secs_f64(),
         );
     }
     Ok(())
@@ -195,48 +200,60 @@ pub struct Summary {
     pub compared: u64,
     pub near_groups: usize,
     pub pairs: u64,
+    pub group_time: std::time::Duration,
+    pub search_time: std::time::Duration,
+    pub write_time: std::time::Duration,
 }
 
-/// Finds the pairs of `query` (or of `query` against `corpus`) and writes them to `out`.
+/// Finds the pairs of `query` (or of `query` against `corpus`) and writes them to `out`. The
+/// fingerprints are dropped once grouped, to make room for the search.
 pub fn write_pairs<W: Write>(
-    query: &Records,
-    corpus: Option<&Records>,
+    mut query: Records,
+    mut corpus: Option<Records>,
     options: &Options,
     out: &mut W,
     progress: &mut Progress,
 ) -> Result<Summary> {
     let k = options.distance;
+    let phase = Instant::now();
     let queries = query.fingerprints.len();
-    let records = queries + corpus.map_or(0, |c| c.fingerprints.len());
+    let records = queries + corpus.as_ref().map_or(0, |c| c.fingerprints.len());
     if records > RecordIndex::MAX as usize {
         return Err(Error::usage("more than 2^32-1 records in one run"));
     }
-    let index = match corpus {
-        None => Index::build(&query.fingerprints),
-        Some(corpus) => Index::build(&[&query.fingerprints[..], &corpus.fingerprints[..]].concat()),
-    };
+    let mut fingerprints = std::mem::take(&mut query.fingerprints);
+    if let Some(corpus) = &mut corpus {
+        fingerprints.append(&mut corpus.fingerprints);
+        corpus.fingerprints = Vec::new();
+    }
+    let index = Index::build(fingerprints);
     let blocks = options.blocks.unwrap_or_else(|| choose_blocks(index.distinct.len(), k));
     if blocks <= k || blocks > 64 {
         return Err(Error::usage(format!("--blocks ({blocks}) must be in {}..=64", k + 1)));
     }
-    let selection = match corpus {
+    let selection = match &corpus {
         Some(_) => Selection::Against { queries: queries as RecordIndex },
         None if options.sparse => Selection::Sparse,
         None => Selection::All,
     };
 
+    let group_time = phase.elapsed();
+
     progress.set_message("fingerprints searched");
+    let phase = Instant::now();
     let (near, compared) = find_near_groups(&index, blocks, k, options.threads, selection)?;
     let neighbours = Neighbours::build(index.distinct.len(), &near);
     drop(near);
+    let search_time = phase.elapsed();
 
     progress.set_message("pairs written");
+    let phase = Instant::now();
     let mut writer = PairWriter {
         out,
         format: options.format,
         index: &index,
         query_ids: &query.ids,
-        corpus_ids: corpus.map(|c| &c.ids),
+        corpus_ids: corpus.as_ref().map(|c| &c.ids),
         queries: queries as RecordIndex,
     };
     let pairs = emit_pairs(&index, &neighbours, selection, &mut writer)?;
@@ -247,6 +264,9 @@ pub fn write_pairs<W: Write>(
         compared,
         near_groups: neighbours.pair_count(),
         pairs,
+        group_time,
+        search_time,
+        write_time: phase.elapsed(),
     })
 }
 

@@ -81,7 +81,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     ) -> Vec<std::ops::Range<usize>> {
         let skipped: Vec<u64> = (0..first).map(|j| self.blocks.mask(j)).collect();
         let mask = self.blocks.mask(first);
-        set.sort_unstable_by_key(|fp| fp & mask);
+        sort_by_block(set, mask);
         let mut parts = Vec::new();
         let mut start = 0;
         while start < set.len() {
@@ -114,7 +114,7 @@ impl<'a, F: OnPair> Search<'a, F> {
         let skipped_before = self.skipped.len();
         for block in first_choice..=last_choice {
             let mask = self.blocks.mask(block);
-            set.sort_unstable_by_key(|fp| fp & mask);
+            sort_by_block(set, mask);
             let mut start = 0;
             while start < set.len() {
                 let len = run_length(&set[start..], mask);
@@ -208,6 +208,20 @@ fn share_out<'s>(
         lightest.1.push(slice);
     }
     shares.into_iter().map(|(_, share)| share).collect()
+}
+
+/// Below this size a comparison sort beats a radix sort's fixed cost per digit.
+const RADIX_THRESHOLD: usize = 256;
+
+/// Orders `set` by the bits under `mask`: a radix sort on the block's value for large sets
+/// (digits that are equal throughout are skipped), a comparison sort for small ones.
+fn sort_by_block(set: &mut [u64], mask: u64) {
+    if set.len() >= RADIX_THRESHOLD {
+        let shift = mask.trailing_zeros();
+        radsort::sort_by_key(set, |fp| (fp & mask) >> shift);
+    } else {
+        set.sort_unstable_by_key(|fp| fp & mask);
+    }
 }
 
 /// How many fingerprints at the start of `set` have the bits of the first under `mask`.

@@ -21,7 +21,7 @@ fn run(
         Options { distance: k, blocks: Some(blocks), threads, format: Format::Tsv, sparse };
     let corpus = corpus.map(records);
     let mut out = Vec::new();
-    write_pairs(&records(query), corpus.as_ref(), &options, &mut out, &mut Progress::new(true, ""))
+    write_pairs(records(query), corpus, &options, &mut out, &mut Progress::new(true, ""))
         .expect("search succeeds");
     String::from_utf8(out).expect("UTF-8 output")
 }
