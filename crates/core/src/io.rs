@@ -4,6 +4,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, StdoutLock, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use tempfile::NamedTempFile;
 
@@ -17,12 +18,15 @@ pub fn is_std_stream(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Reads LF-terminated records through one reused buffer, dropping the LF and one CR before it.
-/// A last line without LF is a record too.
+/// Reads LF-terminated records, dropping the LF and one CR before it; a last line without LF
+/// is a record too. A line that lies whole in the read buffer is handed out from there without
+/// a copy; only a line that straddles a refill is gathered in one reused buffer.
 pub struct RecordReader {
     source: Box<dyn BufRead>,
     name: String,
     buf: Vec<u8>,
+    /// Bytes of the read buffer handed out last time, consumed at the next call.
+    pending: usize,
     line: u64,
 }
 
@@ -48,23 +52,29 @@ impl RecordReader {
     /// Reads records from any byte source; `name` appears in read errors.
     pub fn new(source: impl Read + 'static, name: String) -> RecordReader {
         let source = Box::new(BufReader::with_capacity(READ_BUFFER, source));
-        RecordReader { source, name, buf: Vec::new(), line: 0 }
+        RecordReader { source, name, buf: Vec::new(), pending: 0, line: 0 }
     }
 
     /// The next record without its line ending, or `None` at the end of input.
     pub fn next_record(&mut self) -> Result<Option<&[u8]>> {
-        self.buf.clear();
-        match self.source.read_until(b'\n', &mut self.buf) {
-            Ok(0) => return Ok(None),
-            Ok(_) => {}
-            Err(e) => return Err(Error::io(format!("error reading {}", self.name), e)),
+        self.source.consume(std::mem::take(&mut self.pending));
+        let available = self.source.fill_buf().map_err(|e| read_error(&self.name, e))?;
+        if available.is_empty() {
+            return Ok(None);
         }
         self.line += 1;
-        let mut record = &self.buf[..];
-        if let Some(rest) = record.strip_suffix(b"\n") {
-            record = rest.strip_suffix(b"\r").unwrap_or(rest);
+        if let Some(end) = memchr::memchr(b'\n', available) {
+            self.pending = end + 1;
+            // The buffer is not empty, so this borrows it again without reading.
+            let available = self.source.fill_buf().map_err(|e| read_error(&self.name, e))?;
+            return Ok(Some(strip_cr(&available[..end])));
         }
-        Ok(Some(record))
+        self.buf.clear();
+        if let Err(e) = self.source.read_until(b'\n', &mut self.buf) {
+            return Err(read_error(&self.name, e));
+        }
+        let record = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        Ok(Some(strip_cr_if_lf(record, record.len() < self.buf.len())))
     }
 
     /// The next record with its 1-based line number, for loops that report errors by line.
@@ -79,6 +89,24 @@ impl RecordReader {
     }
 }
 
+fn read_error(name: &str, e: io::Error) -> Error {
+    Error::io(format!("error reading {name}"), e)
+}
+
+/// A record without the CR of its CRLF ending.
+fn strip_cr(record: &[u8]) -> &[u8] {
+    record.strip_suffix(b"\r").unwrap_or(record)
+}
+
+/// A CR is part of the line ending only before an LF: a last line `x\r` keeps it.
+fn strip_cr_if_lf(record: &[u8], had_lf: bool) -> &[u8] {
+    if had_lf {
+        strip_cr(record)
+    } else {
+        record
+    }
+}
+
 /// Standard output, or a temporary file beside the target that replaces it on [`Output::finish`].
 #[derive(Debug)]
 pub struct Output {
@@ -88,11 +116,66 @@ pub struct Output {
 #[derive(Debug)]
 enum Sink {
     Stdout(BufWriter<StdoutLock<'static>>),
-    File { writer: BufWriter<NamedTempFile>, target: PathBuf },
+    /// A device, FIFO or socket: there is no file to replace.
+    InPlace(BufWriter<File>),
+    // `pending` is dropped after `writer`, which removes the temporary file of a failed run.
+    File {
+        writer: BufWriter<NamedTempFile>,
+        target: PathBuf,
+        pending: Pending,
+    },
+}
+
+/// The temporary files of outputs not yet moved over their targets. An interrupt (Ctrl-C,
+/// SIGINT) removes them and exits with status 130, so that an interrupted run leaves neither
+/// a changed target nor a stray `.NAME.XXXX.partial` file; without a handler the process would
+/// die at once and the temporary file would stay.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Exit status of a run ended by SIGINT, as a shell reports one (128 + 2).
+pub const INTERRUPTED: i32 = 130;
+
+/// A temporary output file registered for removal on interrupt, for as long as this lives.
+#[derive(Debug)]
+struct Pending(PathBuf);
+
+impl Pending {
+    fn register(path: &Path) -> Pending {
+        static HANDLER: Once = Once::new();
+        HANDLER.call_once(|| {
+            // Fails only when the process has a handler already (a library user's own): theirs
+            // is kept, and a temporary file left by an interrupt is theirs to handle.
+            let _ = ctrlc::set_handler(|| {
+                // Held until the exit: a finishing output is either in place or removed.
+                let files = pending_files();
+                for path in files.iter() {
+                    let _ = fs::remove_file(path);
+                }
+                std::process::exit(INTERRUPTED);
+            });
+        });
+        pending_files().push(path.to_path_buf());
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut files = pending_files();
+        if let Some(at) = files.iter().position(|path| *path == self.0) {
+            files.swap_remove(at);
+        }
+    }
 }
 
 impl Output {
-    /// Standard output for `-`; otherwise a temporary file in the target's directory.
+    /// Standard output for `-`; a device, FIFO or socket (`/dev/null`, a named pipe) written in
+    /// place; otherwise a temporary file in the directory of the target (of the file it points
+    /// to, for a symbolic link, which stays a link).
     pub fn create(path: &Path) -> Result<Output> {
         if is_std_stream(path) {
             let writer = BufWriter::with_capacity(WRITE_BUFFER, io::stdout().lock());
@@ -100,6 +183,24 @@ impl Output {
         }
         let cannot =
             |e| Error::io(format!("cannot create output '{}'", path.display()), without_path(e));
+        let existing = fs::metadata(path).ok();
+        match &existing {
+            Some(meta) if meta.is_dir() => {
+                return Err(cannot(io::Error::from(io::ErrorKind::IsADirectory)));
+            }
+            // Renaming a file over it would replace the device or pipe itself.
+            Some(meta) if !meta.is_file() => {
+                let file = fs::OpenOptions::new().write(true).open(path).map_err(cannot)?;
+                let writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+                return Ok(Output { sink: Sink::InPlace(writer) });
+            }
+            _ => {}
+        }
+        let resolved = match existing {
+            Some(_) => fs::canonicalize(path).map_err(cannot)?,
+            None => path.to_path_buf(),
+        };
+        let path = resolved.as_path();
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
@@ -118,19 +219,27 @@ impl Output {
             Ok(meta) => meta.permissions(),
             Err(_) => default_permissions(),
         };
+        let pending = Pending::register(temp.path());
         fs::set_permissions(temp.path(), permissions).map_err(cannot)?;
         let writer = BufWriter::with_capacity(WRITE_BUFFER, temp);
-        Ok(Output { sink: Sink::File { writer, target: path.to_path_buf() } })
+        Ok(Output { sink: Sink::File { writer, target: path.to_path_buf(), pending } })
     }
 
     /// Flushes everything and, for a file, moves it over the target.
     pub fn finish(self) -> Result<()> {
         match self.sink {
             Sink::Stdout(mut writer) => writer.flush().map_err(Error::from),
-            Sink::File { writer, target } => {
+            Sink::InPlace(mut writer) => writer.flush().map_err(Error::from),
+            Sink::File { writer, target, pending } => {
                 let temp = writer.into_inner().map_err(|e| Error::from(e.into_error()))?;
                 temp.as_file().sync_all().map_err(Error::from)?;
-                temp.persist(&target).map_err(|e| {
+                // An interrupt now waits until the output is in place (or the rename failed and
+                // the temporary file is gone).
+                let files = pending_files();
+                let persisted = temp.persist(&target);
+                drop(files);
+                drop(pending);
+                persisted.map_err(|e| {
                     Error::io(format!("cannot replace '{}'", target.display()), e.error)
                 })?;
                 Ok(())
@@ -166,6 +275,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.sink {
             Sink::Stdout(w) => w.write(buf),
+            Sink::InPlace(w) => w.write(buf),
             Sink::File { writer, .. } => writer.write(buf),
         }
     }
@@ -174,6 +284,7 @@ impl Write for Output {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stdout(w) => w.write_all(buf),
+            Sink::InPlace(w) => w.write_all(buf),
             Sink::File { writer, .. } => writer.write_all(buf),
         }
     }
@@ -181,6 +292,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
+            Sink::InPlace(w) => w.flush(),
             Sink::File { writer, .. } => writer.flush(),
         }
     }
@@ -205,6 +317,20 @@ mod tests {
         }
         assert_eq!(reader.line(), out.len() as u64);
         out
+    }
+
+    /// Lines longer than the read buffer, and lines that straddle a refill.
+    #[test]
+    fn lines_across_buffer_boundaries() {
+        let long = "x".repeat(READ_BUFFER * 2 + 17);
+        let text: String =
+            (0..2000).map(|i| format!("{i}\r\n")).collect::<String>() + &long + "\nend";
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let got = records(text.as_bytes());
+        assert_eq!(got.len(), 2002);
+        assert_eq!(got[1999], b"1999");
+        assert_eq!(got[2000], long.as_bytes());
+        assert_eq!(got[2001], b"end");
     }
 
     #[test]
@@ -233,6 +359,54 @@ mod tests {
         out.finish().unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file is left");
+    }
+
+    #[test]
+    fn temporary_files_are_registered_for_removal_on_interrupt_until_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let registered = |dir: &Path| pending_files().iter().any(|path| path.starts_with(dir));
+        let failed = Output::create(&dir.path().join("failed")).unwrap();
+        assert!(registered(dir.path()), "an unfinished output is removed on interrupt");
+        drop(failed);
+        assert!(!registered(dir.path()));
+        let mut done = Output::create(&dir.path().join("done")).unwrap();
+        done.write_all(b"x").unwrap();
+        assert!(registered(dir.path()));
+        done.finish().unwrap();
+        assert!(!registered(dir.path()), "a finished output is the target itself");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_pipes_are_written_in_place_and_links_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A named pipe stands for /dev/null and its like: renaming over it would replace it.
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let reader = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || fs::read(fifo).unwrap()
+        });
+        let mut out = Output::create(&fifo).unwrap();
+        out.write_all(b"through the pipe").unwrap();
+        out.finish().unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(!fs::metadata(&fifo).unwrap().is_file(), "the pipe is still a pipe");
+
+        let real = dir.path().join("real");
+        fs::write(&real, b"old").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("real", &link).unwrap();
+        let mut out = Output::create(&link).unwrap();
+        out.write_all(b"new").unwrap();
+        out.finish().unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+
+        let err = Output::create(dir.path()).unwrap_err().to_string();
+        assert!(err.starts_with("cannot create output '") && err.ends_with("': is a directory"));
     }
 
     #[test]

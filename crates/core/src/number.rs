@@ -37,30 +37,34 @@ pub fn parse_u64(text: &[u8]) -> Result<u64, NumberError> {
 }
 
 fn parse_decimal(digits: &[u8]) -> Result<u64, NumberError> {
-    // 19 decimal digits never overflow a u64; only longer numbers need checked arithmetic.
-    if digits.len() <= 19 {
-        let mut value = 0u64;
-        for &b in digits {
-            let digit = b.wrapping_sub(b'0');
-            if digit > 9 {
-                return Err(NumberError::NotAnInteger);
-            }
-            value = value * 10 + u64::from(digit);
-        }
-        return Ok(value);
-    }
+    // Leading zeros do not count, 19 digits never overflow a u64, and only a 20th digit needs
+    // checked arithmetic.
+    let significant = &digits[digits.iter().take_while(|&&b| b == b'0').count()..];
+    let (head, tail) = significant.split_at(significant.len().min(19));
     let mut value = 0u64;
-    for &b in digits {
-        let digit = b.wrapping_sub(b'0');
-        if digit > 9 {
-            return Err(NumberError::NotAnInteger);
-        }
-        value = value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(digit)))
-            .ok_or(NumberError::TooLarge)?;
+    for &b in head {
+        value = value * 10 + u64::from(decimal_digit(b)?);
     }
-    Ok(value)
+    match tail {
+        [] => Ok(value),
+        [last] => {
+            let digit = u64::from(decimal_digit(*last)?);
+            value.checked_mul(10).and_then(|v| v.checked_add(digit)).ok_or(NumberError::TooLarge)
+        }
+        _ => {
+            tail.iter().try_for_each(|&b| decimal_digit(b).map(drop))?;
+            Err(NumberError::TooLarge)
+        }
+    }
+}
+
+#[inline]
+fn decimal_digit(b: u8) -> Result<u8, NumberError> {
+    let digit = b.wrapping_sub(b'0');
+    if digit > 9 {
+        return Err(NumberError::NotAnInteger);
+    }
+    Ok(digit)
 }
 
 fn parse_hex(digits: &[u8]) -> Result<u64, NumberError> {
@@ -159,6 +163,10 @@ mod tests {
         assert_eq!(parse_u64(b"0xg"), Err(NumberError::NotAnInteger));
         assert_eq!(parse_u64(b"18446744073709551616"), Err(NumberError::TooLarge));
         assert_eq!(parse_u64(b"99999999999999999999"), Err(NumberError::TooLarge));
+        assert_eq!(parse_u64(b"123456789012345678901234"), Err(NumberError::TooLarge));
+        assert_eq!(parse_u64(b"12345678901234567890123x"), Err(NumberError::NotAnInteger));
+        assert_eq!(parse_u64(b"1844674407370955161x"), Err(NumberError::NotAnInteger));
+        assert_eq!(parse_u64(b"0000"), Ok(0));
         assert_eq!(parse_u64(b"0x10000000000000000"), Err(NumberError::TooLarge));
     }
 

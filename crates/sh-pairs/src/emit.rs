@@ -46,7 +46,8 @@ pub fn emit_pairs(
         Selection::Against { queries } => queries,
         Selection::All | Selection::Sparse => index.records() as RecordIndex,
     };
-    for a in 0..firsts {
+    let paired = records_with_partners(index, neighbours);
+    for a in (0..firsts).filter(|&a| paired.contains(a)) {
         match selection {
             Selection::All => emitter.all_after(a, a + 1)?,
             Selection::Against { queries } => emitter.all_after(a, queries)?,
@@ -144,6 +145,33 @@ impl<'a, S: PairSink> Emitter<'a, S> {
         self.candidates = pairs;
         written
     }
+}
+
+/// A set of records as one bit each.
+struct RecordSet {
+    words: Vec<u64>,
+}
+
+impl RecordSet {
+    fn contains(&self, r: RecordIndex) -> bool {
+        self.words[r as usize / 64] >> (r % 64) & 1 == 1
+    }
+}
+
+/// The records that share their fingerprint or have a near neighbour: only they can be in a
+/// pair. Knowing them lets the write loop pass over the others in input order without looking
+/// up their groups, which are scattered in memory.
+fn records_with_partners(index: &Index, neighbours: &Neighbours) -> RecordSet {
+    let mut set = RecordSet { words: vec![0; index.records().div_ceil(64)] };
+    for g in 0..index.distinct.len() as u32 {
+        let members = index.members(g);
+        if members.len() >= 2 || !neighbours.of(g).is_empty() {
+            for &r in members {
+                set.words[r as usize / 64] |= 1 << (r % 64);
+            }
+        }
+    }
+    set
 }
 
 /// The records of an ascending list from `from` on.

@@ -18,26 +18,54 @@ pub struct Index {
 
 impl Index {
     /// Groups `fingerprints` (one per record, in input order).
+    ///
+    /// Records are first dealt into buckets by the top bits of their fingerprint (a counting
+    /// sort, stable, so each bucket lists its records in input order); then each bucket, small
+    /// enough to stay in cache, is sorted by fingerprint on its own.
     pub fn build(fingerprints: Vec<u64>) -> Index {
-        let mut by_value: Vec<(u64, RecordIndex)> =
-            fingerprints.iter().enumerate().map(|(r, &fp)| (fp, r as RecordIndex)).collect();
-        drop(fingerprints);
-        by_value.sort_unstable();
+        let n = fingerprints.len();
+        let bucket_bits = bucket_bits(n);
+        let bucket_of =
+            |fp: u64| if bucket_bits == 0 { 0 } else { (fp >> (64 - bucket_bits)) as usize };
+        let mut bucket_start = vec![0usize; (1 << bucket_bits) + 1];
+        for &fp in &fingerprints {
+            bucket_start[bucket_of(fp) + 1] += 1;
+        }
+        for b in 1..bucket_start.len() {
+            bucket_start[b] += bucket_start[b - 1];
+        }
+        let mut members: Vec<RecordIndex> = vec![0; n];
+        let mut fill = bucket_start.clone();
+        for (record, &fp) in fingerprints.iter().enumerate() {
+            let slot = &mut fill[bucket_of(fp)];
+            members[*slot] = record as RecordIndex;
+            *slot += 1;
+        }
+        drop(fill);
+
         let mut index = Index {
             distinct: Vec::new(),
             group_start: Vec::new(),
-            members: Vec::with_capacity(by_value.len()),
-            group_of: vec![0; by_value.len()],
+            members: Vec::new(),
+            group_of: vec![0; n],
         };
-        for (position, &(fp, record)) in by_value.iter().enumerate() {
-            if index.distinct.last() != Some(&fp) {
-                index.distinct.push(fp);
-                index.group_start.push(position as RecordIndex);
+        let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
+        for b in 0..bucket_start.len() - 1 {
+            let records = &mut members[bucket_start[b]..bucket_start[b + 1]];
+            bucket.clear();
+            bucket.extend(records.iter().map(|&r| (fingerprints[r as usize], r)));
+            bucket.sort_unstable();
+            for (i, &(fp, record)) in bucket.iter().enumerate() {
+                if index.distinct.last() != Some(&fp) {
+                    index.distinct.push(fp);
+                    index.group_start.push((bucket_start[b] + i) as RecordIndex);
+                }
+                records[i] = record;
+                index.group_of[record as usize] = (index.distinct.len() - 1) as u32;
             }
-            index.members.push(record);
-            index.group_of[record as usize] = (index.distinct.len() - 1) as u32;
         }
-        index.group_start.push(by_value.len() as RecordIndex);
+        index.group_start.push(n as RecordIndex);
+        index.members = members;
         index.distinct.shrink_to_fit();
         index.group_start.shrink_to_fit();
         index
@@ -65,6 +93,12 @@ impl Index {
     pub fn fingerprint(&self, g: u32) -> u64 {
         self.distinct[g as usize]
     }
+}
+
+/// Buckets of about 256 records: sorting one stays in cache.
+fn bucket_bits(records: usize) -> u32 {
+    let wanted = (records / 256).max(1);
+    (usize::BITS - wanted.leading_zeros()).min(20) - 1
 }
 
 /// Near pairs of groups as adjacency lists, each pair stored in both directions.
@@ -115,6 +149,24 @@ impl Neighbours {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_buckets_keep_groups_whole_and_in_input_order() {
+        let fingerprints: Vec<u64> =
+            (0..5000u64).map(|i| (i % 1000).wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        let index = Index::build(fingerprints.clone());
+        assert_eq!(index.distinct.len(), 1000);
+        assert!(index.distinct.windows(2).all(|w| w[0] < w[1]));
+        for g in 0..1000 {
+            let members = index.members(g);
+            assert_eq!(members.len(), 5);
+            assert!(members.windows(2).all(|w| w[0] < w[1]));
+            for &r in members {
+                assert_eq!(fingerprints[r as usize], index.fingerprint(g));
+                assert_eq!(index.group_of(r), g);
+            }
+        }
+    }
 
     #[test]
     fn groups_keep_input_order() {

@@ -5,6 +5,7 @@ mod blocks;
 mod cost;
 mod emit;
 mod index;
+pub mod mapreduce;
 mod records;
 mod search;
 
@@ -22,6 +23,7 @@ pub use blocks::{binomial, first_table, Blocks};
 pub use cost::{choose_blocks, expected_cost};
 pub use emit::{emit_pairs, PairSink, Selection};
 pub use index::{Index, Neighbours, RecordIndex};
+pub use mapreduce::MapReduce;
 pub use records::{read_records, Id, Ids, Records};
 pub use search::{search_in_parallel, CollectPairs, OnPair, Search};
 
@@ -60,7 +62,30 @@ Memory: about 20 bytes per record and 16 more per distinct fingerprint while sea
 ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
 held to write the output in order. If those do not fit, sh-pairs stops with an error rather \
 than writing part of the output; --sparse needs the same memory for the search but writes \
-far fewer lines.";
+far fewer lines.
+
+Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
+for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
+source) or through sort(1). Both steps need --blocks and the same -b and -k. The map reads the \
+records as above and writes, for each record and each of the C(B, K) tables, one line \
+`KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: KEY is the table's number (tables in lexicographic \
+order of their blocks, from 0) in lowercase hex zero-padded to the width of C(B, K)-1, followed \
+by the fingerprint's bits in that table's blocks, most significant first, in lowercase hex \
+zero-padded to ceil(bits/4) digits; FINGERPRINT is 16 lowercase hex digits; LINE is the \
+record's line number in the whole input; ID is there when the record has one. With --numbered \
+the map's input lines start with that line number, `LINE<TAB>[ID<TAB>]FINGERPRINT`, for input \
+cut into parts (Spark's zipWithIndex gives it); without, lines are numbered from 1. The reduce \
+reads map lines sorted by KEY as plain bytes (`LC_ALL=C sort`, Spark's \
+repartitionAndSortWithinPartitions), holds one group of equal keys at a time (its memory is \
+that of the largest group), and writes `ID_A<TAB>ID_B<TAB>DISTANCE` for the pairs that the \
+group's table reports by the first-table rule; with --numbered, each pair starts with the line \
+numbers of A and B, `LINE_A<TAB>LINE_B<TAB>ID_A<TAB>ID_B<TAB>DISTANCE`, so that sorting by them \
+gives exactly the order of sh-pairs without --map. Every pair comes out of exactly one group, \
+however the sorted lines are cut into reduce tasks at key boundaries; A is the record with the \
+smaller line number, and records without ids are named by it. --sparse works in the reduce \
+too. The reduce checks that keys come in order, that each key's table exists for -b and -k and \
+that each fingerprint has the key's bits; that the ids are used throughout is checked within \
+each task only.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -119,6 +144,22 @@ pub struct Args {
     /// No progress on stderr
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Map step: for each record and table, print KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]
+    /// (see Map/reduce above). Needs --blocks
+    #[arg(long, requires = "blocks",
+          conflicts_with_all = ["reduce", "against", "sparse", "format", "stats", "threads"])]
+    pub map: bool,
+
+    /// Reduce step: read map lines sorted by KEY, print the pairs each group's table reports.
+    /// Needs the --blocks and --distance of the map
+    #[arg(long, requires = "blocks", conflicts_with_all = ["against", "format", "stats", "threads"])]
+    pub reduce: bool,
+
+    /// With --map: input lines are LINE<TAB>[ID<TAB>]FINGERPRINT, LINE the line number in the
+    /// whole input. With --reduce: print LINE_A<TAB>LINE_B<TAB> before each pair
+    #[arg(long)]
+    pub numbered: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[
@@ -127,9 +168,13 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse -k 3 < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs -k 3 --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
+    ("sh-pairs --map -b 6 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 6", "The pairs of sh-pairs -b 6, found by the map/reduce steps (in another order)."),
 ];
 
 pub fn run(args: Args) -> Result<()> {
+    if args.map || args.reduce || args.numbered {
+        return mapreduce::run(&args);
+    }
     let started = Instant::now();
     if let Some(b) = args.blocks {
         if b <= args.distance {

@@ -45,6 +45,7 @@ pub struct Search<'a, F> {
     /// Block masks skipped along the current path; a reported pair disagrees on each.
     skipped: Vec<u64>,
     on_pair: F,
+    grouper: Grouper,
     /// Pairs of fingerprints compared bit by bit: the work of the leaves.
     pub compared: u64,
 }
@@ -52,7 +53,7 @@ pub struct Search<'a, F> {
 impl<'a, F: OnPair> Search<'a, F> {
     pub fn new(blocks: &'a Blocks, k: u32, on_pair: F) -> Search<'a, F> {
         assert!((k as usize) < blocks.count());
-        Search { blocks, k, skipped: Vec::new(), on_pair, compared: 0 }
+        Search { blocks, k, skipped: Vec::new(), on_pair, grouper: Grouper::default(), compared: 0 }
     }
 
     fn table_size(&self) -> usize {
@@ -103,8 +104,12 @@ impl<'a, F: OnPair> Search<'a, F> {
     }
 
     /// `set` agrees on the `depth` blocks chosen so far, the last being `last`.
+    ///
+    /// Every pair of `set` within K bits whose members disagree on each skipped block has its
+    /// first table on this path, so a small set is finished by comparing all its pairs: that
+    /// is cheaper than splitting it further, table by table.
     fn descend(&mut self, set: &mut [u64], depth: usize, last: Option<usize>) {
-        if depth == self.table_size() {
+        if depth == self.table_size() || set.len() <= COMPARE_ALL_BELOW {
             self.compare_all(set);
             return;
         }
@@ -114,20 +119,43 @@ impl<'a, F: OnPair> Search<'a, F> {
         let skipped_before = self.skipped.len();
         for block in first_choice..=last_choice {
             let mask = self.blocks.mask(block);
-            sort_by_block(set, mask);
-            let mut start = 0;
-            while start < set.len() {
-                let len = run_length(&set[start..], mask);
-                let part = &mut set[start..start + len];
-                if len >= 2 && disagrees_on_each(part, &self.skipped) {
-                    self.descend(part, depth + 1, Some(block));
-                }
-                start += len;
+            if set.len() <= HASH_GROUPS_UP_TO {
+                self.descend_hashed(set, mask, depth, block);
+            } else {
+                self.descend_sorted(set, mask, depth, block);
             }
             // The next sibling skips this block.
             self.skipped.push(mask);
         }
         self.skipped.truncate(skipped_before);
+    }
+
+    /// The children of one block choice, found by sorting `set` by the block's value.
+    fn descend_sorted(&mut self, set: &mut [u64], mask: u64, depth: usize, block: usize) {
+        sort_by_block(set, mask);
+        let mut start = 0;
+        while start < set.len() {
+            let len = run_length(&set[start..], mask);
+            let part = &mut set[start..start + len];
+            if len >= 2 && disagrees_on_each(part, &self.skipped) {
+                self.descend(part, depth + 1, Some(block));
+            }
+            start += len;
+        }
+    }
+
+    /// The children of one block choice, found with a hash table: for a set of moderate size
+    /// whose groups are mostly single fingerprints, cheaper than sorting it.
+    fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
+        let mut grouper = std::mem::take(&mut self.grouper);
+        grouper.group(set, mask);
+        for range in grouper.groups.clone() {
+            let part = &mut grouper.members[range];
+            if disagrees_on_each(part, &self.skipped) {
+                self.descend(part, depth + 1, Some(block));
+            }
+        }
+        self.grouper = grouper;
     }
 
     fn compare_all(&mut self, group: &[u64]) {
@@ -209,6 +237,73 @@ fn share_out<'s>(
     }
     shares.into_iter().map(|(_, share)| share).collect()
 }
+
+/// Sets up to this size are split with a hash table rather than sorted.
+const HASH_GROUPS_UP_TO: usize = 1 << 16;
+
+/// The groups of equal block value within a set, collected with a hash table.
+#[derive(Debug, Default)]
+struct Grouper {
+    /// Open addressing: the last member seen of each block value, or `NONE`.
+    slots: Vec<u32>,
+    /// The member seen before each member with the same block value, or `NONE`.
+    previous: Vec<u32>,
+    /// Members of the groups of two or more, group after group.
+    members: Vec<u64>,
+    groups: Vec<std::ops::Range<usize>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Grouper {
+    fn group(&mut self, set: &[u64], mask: u64) {
+        let capacity = (set.len() * 2).next_power_of_two().max(16);
+        let bits = capacity.trailing_zeros();
+        self.slots.clear();
+        self.slots.resize(capacity, NONE);
+        self.previous.clear();
+        self.previous.resize(set.len(), NONE);
+        self.members.clear();
+        self.groups.clear();
+        let mut shared = false;
+        for (i, &fp) in set.iter().enumerate() {
+            let key = fp & mask;
+            let mut slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+            loop {
+                let last = self.slots[slot];
+                if last == NONE {
+                    self.slots[slot] = i as u32;
+                    break;
+                }
+                if set[last as usize] & mask == key {
+                    self.previous[i] = last;
+                    self.slots[slot] = i as u32;
+                    shared = true;
+                    break;
+                }
+                slot = (slot + 1) & (capacity - 1);
+            }
+        }
+        if !shared {
+            return;
+        }
+        for &last in &self.slots {
+            if last == NONE || self.previous[last as usize] == NONE {
+                continue;
+            }
+            let start = self.members.len();
+            let mut member = last;
+            while member != NONE {
+                self.members.push(set[member as usize]);
+                member = self.previous[member as usize];
+            }
+            self.groups.push(start..self.members.len());
+        }
+    }
+}
+
+/// Sets this small are finished by comparing all their pairs (see [`Search::descend`]).
+const COMPARE_ALL_BELOW: usize = 48;
 
 /// Below this size a comparison sort beats a radix sort's fixed cost per digit.
 const RADIX_THRESHOLD: usize = 256;
