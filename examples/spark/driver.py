@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The sh-tools pipeline on Apache Spark: text -> fingerprints -> pairs -> clusters.
+
+Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do all the work:
+
+    spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
+        --output out/ --clusters clusters.tsv -k 3 -b 6 --partitions 200
+
+- The per-document stages (sh-tokenize, sh-shingle, sh-hash, sh-compute) are line maps, piped
+  with RDD.pipe through each partition of the input; Spark keeps the partitions in input order.
+- Each fingerprint line gets its line number in the whole input (zipWithIndex), which names a
+  record without an id and orders a pair's two records, as in a local run.
+- sh-pairs --map --numbered writes one line per record and table; Spark shuffles the lines by
+  key and sorts each partition by key (repartitionAndSortWithinPartitions); sh-pairs --reduce
+  --numbered reads each partition's runs of equal keys and writes the pairs that the
+  first-table rule gives each group. Every pair comes out exactly once: nothing is
+  de-duplicated.
+- The pairs are sorted by the line numbers of their records (the order of a local sh-pairs)
+  and written to OUTPUT/pairs; they stream to the driver partition by partition, through
+  sh-cluster, into the clusters file.
+
+Outputs: OUTPUT/fingerprints and OUTPUT/pairs (part files: concatenated in order they are
+byte for byte what the local commands print) and the clusters file on the driver.
+
+The commands must be on every worker: installed at one path (--bin-dir, by default the
+directory of the sh-pairs on the driver's PATH), or shipped with `spark-submit --files
+sh-tokenize,...` and `--bin-dir .` (on YARN, standalone and Kubernetes executors such files land
+in the working directory).
+"""
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import zlib
+
+from pyspark import SparkConf, SparkContext, SparkFiles, StorageLevel
+
+COMMANDS = ("sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Near-duplicate pairs and clusters of a corpus with sh-tools on Spark.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--input", required=True, help="input path (local, hdfs://, s3a://, ...)")
+    p.add_argument(
+        "--input-format",
+        choices=("text", "tsv", "jsonl"),
+        default="text",
+        help="text: one document per line, named by line number; tsv: ID<TAB>TEXT; "
+        "jsonl: one JSON object per line (--text-field, --id-field)",
+    )
+    p.add_argument("--text-field", default="text", help="jsonl: the field holding the text")
+    p.add_argument("--id-field", help="jsonl: the field holding the id (default: line numbers)")
+    p.add_argument("--tokenize-args", default="", help="more flags for sh-tokenize, e.g. '--mode ascii'")
+    p.add_argument("-w", "--window", type=int, default=4, help="sh-shingle window")
+    p.add_argument("-k", "--distance", type=int, default=3, help="K: pairs within K bits")
+    p.add_argument("-b", "--blocks", type=int, default=6, help="B: blocks, C(B, K) tables")
+    p.add_argument("--sparse", action="store_true", help="sh-pairs --sparse: only enough pairs to form the clusters")
+    p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
+    p.add_argument("--output", required=True, help="directory for fingerprints/ and pairs/ (must not exist)")
+    p.add_argument("--clusters", default="clusters.tsv", help="clusters file, written on the driver")
+    p.add_argument(
+        "--bin-dir",
+        default=os.environ.get("SH_TOOLS_BIN"),
+        help="where the sh-* commands are on the workers: an absolute path, or '.' for files "
+        "shipped with spark-submit --files (default: $SH_TOOLS_BIN, else the directory of the "
+        "sh-pairs on the driver's PATH)",
+    )
+    args = p.parse_args(argv)
+    if not 0 <= args.distance < args.blocks <= 64:
+        p.error("need 0 <= K < B <= 64")
+    if args.bin_dir is None:
+        found = shutil.which("sh-pairs")
+        if found is None:
+            p.error("sh-pairs is not on PATH: give --bin-dir or set SH_TOOLS_BIN")
+        args.bin_dir = os.path.dirname(os.path.abspath(found))
+    return args
+
+
+def command(args, name, *flags):
+    """A command line for RDD.pipe, which runs it without a shell and with an empty environment."""
+    path = os.path.join(args.bin_dir, name)
+    if not os.path.isabs(path):
+        # Relative to the executor's working directory, where --files puts shipped files.
+        path = os.path.join(".", os.path.normpath(path))
+    return " ".join(shlex.quote(word) for word in (path, *flags))
+
+
+def driver_command(args, name):
+    """The path of a command on the driver itself: in --bin-dir when that is absolute, else
+    shipped to the driver (SparkContext.addFile, spark.files) or on the driver's PATH."""
+    if os.path.isabs(args.bin_dir):
+        return os.path.join(args.bin_dir, name)
+    shipped = SparkFiles.get(name)
+    if os.path.exists(shipped):
+        return shipped
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError("%s is not on the driver's PATH (needed with a relative --bin-dir)" % name)
+    return found
+
+
+def key_partition(key):
+    """The reduce partition of a key: any function of the key keeps each group in one task."""
+    return zlib.crc32(key.encode("ascii"))
+
+
+def split_key(line):
+    key, _, value = line.partition("\t")
+    return key, value
+
+
+def join_key(pair):
+    return pair[0] + "\t" + pair[1]
+
+
+def by_line_numbers(line):
+    """LINE_A<TAB>LINE_B<TAB>PAIR as ((LINE_A, LINE_B), PAIR)."""
+    a, b, pair = line.split("\t", 2)
+    return (int(a), int(b)), pair
+
+
+def pipe(rdd, cmd):
+    # checkCode: a failing command fails the task (and the job) instead of cutting its output.
+    return rdd.pipe(cmd, checkCode=True)
+
+
+def run(sc, args):
+    """Runs the pipeline; returns (documents, pairs)."""
+    partitions = args.partitions or sc.defaultParallelism
+    tokenize_flags = {
+        "text": [],
+        "tsv": ["--with-id"],
+        "jsonl": ["--json", "--text-field", args.text_field]
+        + (["--id-field", args.id_field] if args.id_field else []),
+    }[args.input_format] + shlex.split(args.tokenize_args)
+    table = ["-b", str(args.blocks), "-k", str(args.distance), "--quiet"]
+
+    # 1. text -> fingerprints, one line per document, in input order.
+    docs = sc.textFile(args.input, minPartitions=partitions)
+    tokens = pipe(docs, command(args, "sh-tokenize", "--quiet", *tokenize_flags))
+    shingles = pipe(tokens, command(args, "sh-shingle", "-w", str(args.window)))
+    hashes = pipe(shingles, command(args, "sh-hash"))
+    fingerprints = pipe(hashes, command(args, "sh-compute")).persist(StorageLevel.MEMORY_AND_DISK)
+    fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
+
+    # 2. fingerprints -> pairs: map, shuffle and sort by key, reduce.
+    numbered = fingerprints.zipWithIndex().map(lambda fp_i: "%d\t%s" % (fp_i[1] + 1, fp_i[0]))
+    mapped = pipe(numbered, command(args, "sh-pairs", "--map", "--numbered", *table))
+    groups = mapped.map(split_key).repartitionAndSortWithinPartitions(
+        numPartitions=partitions, partitionFunc=key_partition
+    )
+    reduce_flags = ["--reduce", "--numbered", *table] + (["--sparse"] if args.sparse else [])
+    # Persisted: sortByKey reads it twice (to sample the range bounds, then to sort).
+    found = pipe(groups.map(join_key), command(args, "sh-pairs", *reduce_flags)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
+    pairs = (
+        found.map(by_line_numbers)
+        .sortByKey(numPartitions=partitions)
+        .map(lambda kv: kv[1])
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    pairs.saveAsTextFile(os.path.join(args.output, "pairs"))
+
+    # 3. pairs -> clusters on the driver: one partition at a time into sh-cluster.
+    cluster = subprocess.Popen(
+        [driver_command(args, "sh-cluster"), "--quiet", "-o", args.clusters],
+        stdin=subprocess.PIPE,
+    )
+    count = 0
+    for pair in pairs.toLocalIterator():
+        cluster.stdin.write(pair.encode("utf-8") + b"\n")
+        count += 1
+    cluster.stdin.close()
+    if cluster.wait() != 0:
+        raise RuntimeError("sh-cluster failed with status %d" % cluster.returncode)
+    documents = fingerprints.count()
+    for rdd in (fingerprints, found, pairs):
+        rdd.unpersist()
+    return documents, count
+
+
+def main(argv=None, sc=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    own = sc is None
+    if own:
+        sc = SparkContext.getOrCreate(SparkConf().setAppName("sh-tools"))
+    try:
+        documents, pairs = run(sc, args)
+    finally:
+        if own:
+            sc.stop()
+    print(
+        "sh-tools on Spark: %d documents, %d pairs (K=%d, B=%d, %d tables), clusters in %s"
+        % (documents, pairs, args.distance, args.blocks, binomial(args.blocks, args.distance), args.clusters),
+        file=sys.stderr,
+    )
+
+
+def binomial(n, k):
+    result = 1
+    for i in range(min(k, n - k)):
+        result = result * (n - i) // (i + 1)
+    return result
+
+
+if __name__ == "__main__":
+    main()
