@@ -32,10 +32,16 @@ pub fn parse_u64(text: &[u8]) -> Result<u64, NumberError> {
         [] => Err(NumberError::Empty),
         [b'+' | b'-', ..] => Err(NumberError::Signed),
         [b'0', b'x' | b'X', hex @ ..] => parse_hex(hex),
+        // atoi_simd reads up to 20 digits several at a time, as strictly as we do.
+        _ if text.len() <= 20 => atoi_simd::parse_pos::<u64, false>(text).map_err(|e| match e {
+            atoi_simd::AtoiSimdError::Overflow(_) => NumberError::TooLarge,
+            _ => NumberError::NotAnInteger,
+        }),
         _ => parse_decimal(text),
     }
 }
 
+/// Any number of decimal digits; the slow path for numbers of more than 20 bytes.
 fn parse_decimal(digits: &[u8]) -> Result<u64, NumberError> {
     // Leading zeros do not count, 19 digits never overflow a u64, and only a 20th digit needs
     // checked arithmetic.
@@ -187,6 +193,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_fast_and_the_slow_path_agree(text in "[0-9a+-]{0,20}") {
+            let slow = if text.starts_with(['+', '-']) {
+                Err(NumberError::Signed)
+            } else if text.is_empty() {
+                Err(NumberError::Empty)
+            } else {
+                parse_decimal(text.as_bytes())
+            };
+            prop_assert_eq!(parse_u64(text.as_bytes()), slow);
+        }
+
         #[test]
         fn decimal_round_trips(value: u64) {
             let mut text = Vec::new();

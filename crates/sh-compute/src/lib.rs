@@ -59,8 +59,15 @@ pub fn run(args: Args) -> Result<()> {
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_id(record);
         simhash.clear();
+        // One scan of the line tells whether any item can carry a weight.
+        let weighted = memchr::memchr(b':', payload).is_some();
         for item in items(payload) {
-            add_item(&mut simhash, item).map_err(|what| Error::input(line, what, item))?;
+            let added = if weighted {
+                add_item(&mut simhash, item)
+            } else {
+                parse_u64(item).map(|hash| simhash.add(hash)).map_err(|e| e.to_string())
+            };
+            added.map_err(|what| Error::input(line, what, item))?;
         }
         write_id(&mut out, id)?;
         if let Some(fingerprint) = simhash.fingerprint() {

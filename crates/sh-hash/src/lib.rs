@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::number::{parse_u64, parse_weight, split_weight, write_u64, WEIGHT_ERROR};
+use sh_core::number::{parse_u64, parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::record::{items, split_id, write_id};
 use sh_core::{Error, Result};
 
@@ -67,29 +67,45 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
+    let mut line_out = Vec::new();
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_id(record);
+        line_out.clear();
+        hash_items(payload, args.seed, args.weighted, &mut line_out)
+            .map_err(|(what, item)| Error::input(line, what, item))?;
         write_id(&mut out, id)?;
-        for (n, item) in items(payload).enumerate() {
-            if n > 0 {
-                out.write_all(b" ")?;
-            }
-            if args.weighted {
-                let (key, weight) = split_weight(item)
-                    .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
-                if parse_weight(weight).is_none() {
-                    return Err(Error::input(line, WEIGHT_ERROR, item));
-                }
-                write_u64(&mut out, hash64(key, args.seed))?;
-                out.write_all(b":")?;
-                out.write_all(weight)?;
-            } else {
-                write_u64(&mut out, hash64(item, args.seed))?;
-            }
-        }
+        out.write_all(&line_out)?;
         out.write_all(b"\n")?;
     }
     out.finish()
+}
+
+/// Appends the hashes of a payload's items to `out`, separated by spaces; on bad input, what
+/// is wrong and the offending item.
+pub fn hash_items<'a>(
+    payload: &'a [u8],
+    seed: u64,
+    weighted: bool,
+    out: &mut Vec<u8>,
+) -> std::result::Result<(), (&'static str, &'a [u8])> {
+    let mut digits = itoa::Buffer::new();
+    for item in items(payload) {
+        if !out.is_empty() {
+            out.push(b' ');
+        }
+        if weighted {
+            let (key, weight) = split_weight(item).ok_or(("weighted item has no ':WEIGHT'", item))?;
+            if parse_weight(weight).is_none() {
+                return Err((WEIGHT_ERROR, item));
+            }
+            out.extend_from_slice(digits.format(hash64(key, seed)).as_bytes());
+            out.push(b':');
+            out.extend_from_slice(weight);
+        } else {
+            out.extend_from_slice(digits.format(hash64(item, seed)).as_bytes());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -51,17 +51,65 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
-    let window = args.window as usize;
-    let mut tokens: Vec<Range<usize>> = Vec::new();
+    let mut shingler = Shingler::new(args.window as usize);
     while let Some(record) = input.next_record()? {
         let (id, payload) = split_id(record);
         write_id(&mut out, id)?;
-        tokens.clear();
-        tokens.extend(items(payload).map(|item| offset_in(payload, item)));
-        write_shingles(&mut out, payload, &tokens, window)?;
+        out.write_all(shingler.shingle(payload))?;
         out.write_all(b"\n")?;
     }
     out.finish()
+}
+
+/// Turns one line's tokens into its shingles, reusing its buffers from line to line.
+#[derive(Debug)]
+pub struct Shingler {
+    window: usize,
+    tokens: Vec<Range<usize>>,
+    /// The line with every space made `_`: a shingle of tokens separated by single spaces is
+    /// one slice of it.
+    joined: Vec<u8>,
+    line: Vec<u8>,
+}
+
+impl Shingler {
+    pub fn new(window: usize) -> Shingler {
+        assert!(window >= 1, "a window of at least one token");
+        Shingler { window, tokens: Vec::new(), joined: Vec::new(), line: Vec::new() }
+    }
+
+    /// The shingles of `payload`, separated by spaces.
+    pub fn shingle(&mut self, payload: &[u8]) -> &[u8] {
+        self.tokens.clear();
+        self.tokens.extend(items(payload).map(|item| offset_in(payload, item)));
+        self.line.clear();
+        if self.tokens.is_empty() {
+            return &self.line;
+        }
+        self.joined.clear();
+        self.joined.extend(payload.iter().map(|&b| if b == b' ' { b'_' } else { b }));
+        let width = self.window.min(self.tokens.len());
+        for shingle in self.tokens.windows(width) {
+            if !self.line.is_empty() {
+                self.line.push(b' ');
+            }
+            let (first, last) = (&shingle[0], &shingle[width - 1]);
+            let span = first.start..last.end;
+            // Single spaces between the tokens: the span holds exactly the tokens and one
+            // `_` between each two.
+            if span.len() == shingle.iter().map(|t| t.len()).sum::<usize>() + width - 1 {
+                self.line.extend_from_slice(&self.joined[span]);
+            } else {
+                for (k, token) in shingle.iter().enumerate() {
+                    if k > 0 {
+                        self.line.push(b'_');
+                    }
+                    self.line.extend_from_slice(&payload[token.clone()]);
+                }
+            }
+        }
+        &self.line
+    }
 }
 
 /// Where `item`, a sub-slice of `payload`, lies in it.
@@ -70,41 +118,26 @@ fn offset_in(payload: &[u8], item: &[u8]) -> Range<usize> {
     start..start + item.len()
 }
 
-/// Writes the shingles of one line, separated by spaces.
-pub fn write_shingles<W: Write>(
-    out: &mut W,
-    payload: &[u8],
-    tokens: &[Range<usize>],
-    window: usize,
-) -> std::io::Result<()> {
-    if tokens.is_empty() {
-        return Ok(());
-    }
-    let width = window.min(tokens.len());
-    for (n, shingle) in tokens.windows(width).enumerate() {
-        if n > 0 {
-            out.write_all(b" ")?;
-        }
-        for (k, token) in shingle.iter().enumerate() {
-            if k > 0 {
-                out.write_all(b"_")?;
-            }
-            out.write_all(&payload[token.clone()])?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn shingles(payload: &str, window: usize) -> String {
-        let tokens: Vec<_> =
-            items(payload.as_bytes()).map(|item| offset_in(payload.as_bytes(), item)).collect();
-        let mut out = Vec::new();
-        write_shingles(&mut out, payload.as_bytes(), &tokens, window).unwrap();
-        String::from_utf8(out).unwrap()
+        String::from_utf8(Shingler::new(window).shingle(payload.as_bytes()).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn runs_of_spaces_do_not_leak_into_shingles() {
+        assert_eq!(shingles("a  b c   d", 2), "a_b b_c c_d");
+        assert_eq!(shingles(" a b  c ", 3), "a_b_c");
+    }
+
+    #[test]
+    fn the_buffers_are_reused_from_line_to_line() {
+        let mut shingler = Shingler::new(2);
+        assert_eq!(shingler.shingle(b"a b c"), b"a_b b_c");
+        assert_eq!(shingler.shingle(b""), b"");
+        assert_eq!(shingler.shingle(b"x"), b"x");
     }
 
     #[test]
