@@ -1,4 +1,4 @@
-//! The six commands as one list, for what concerns them all: their manual pages.
+//! The seven commands as one list, for what concerns them all: their manual pages.
 
 use std::io::Write;
 
@@ -13,8 +13,8 @@ pub struct Tool {
     pub examples: &'static [(&'static str, &'static str)],
 }
 
-/// Every command, in pipeline order.
-pub const TOOLS: [Tool; 6] = [
+/// Every command, in pipeline order, then sh-score, which evaluates the pipeline's output.
+pub const TOOLS: [Tool; 7] = [
     Tool {
         name: "sh-tokenize",
         command: sh_tokenize::Args::command,
@@ -25,6 +25,7 @@ pub const TOOLS: [Tool; 6] = [
     Tool { name: "sh-compute", command: sh_compute::Args::command, examples: sh_compute::EXAMPLES },
     Tool { name: "sh-pairs", command: sh_pairs::Args::command, examples: sh_pairs::EXAMPLES },
     Tool { name: "sh-cluster", command: sh_cluster::Args::command, examples: sh_cluster::EXAMPLES },
+    Tool { name: "sh-score", command: sh_score::Args::command, examples: sh_score::EXAMPLES },
 ];
 
 const MANUAL: &str = "sh-tools manual";

@@ -8,5 +8,6 @@ mod hash;
 mod man_pages;
 mod pairs;
 mod pipeline;
+mod score;
 mod shingle;
 mod tokenize;

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// The path of one of the six binaries built for these tests.
+/// The path of one of the seven binaries built for these tests.
 pub fn binary(name: &str) -> PathBuf {
     PathBuf::from(match name {
         "sh-tokenize" => env!("CARGO_BIN_EXE_sh-tokenize"),
@@ -16,6 +16,7 @@ pub fn binary(name: &str) -> PathBuf {
         "sh-compute" => env!("CARGO_BIN_EXE_sh-compute"),
         "sh-pairs" => env!("CARGO_BIN_EXE_sh-pairs"),
         "sh-cluster" => env!("CARGO_BIN_EXE_sh-cluster"),
+        "sh-score" => env!("CARGO_BIN_EXE_sh-score"),
         other => panic!("no such command: {other}"),
     })
 }

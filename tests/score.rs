@@ -1,0 +1,194 @@
+//! Integration tests of sh-score through the built binary: hand-made gold files whose counts
+//! are worked out by hand.
+
+use std::io::Write;
+
+use crate::util::{pipeline, run};
+
+/// A gold file in a temporary directory (kept alive with it).
+fn gold_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("gold.tsv");
+    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("gold");
+    let path = path.to_str().expect("UTF-8 path").to_string();
+    (dir, path)
+}
+
+/// Runs sh-score with `--format tsv` and returns its one row of numbers.
+fn tsv_row(args: &[&str], input: &str) -> Vec<String> {
+    let args: Vec<&str> = args.iter().copied().chain(["--format", "tsv"]).collect();
+    let out = run("sh-score", &args, input);
+    let text = out.success();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "a header and one row: {text}");
+    assert_eq!(lines[0], "tp\tfp\tfn\tprecision\trecall\tf1");
+    lines[1].split('\t').map(str::to_string).collect()
+}
+
+#[test]
+fn counts_and_ratios_of_a_hand_made_example() {
+    // Gold: a-b, a-c, d-e, f-g. Predicted: a-b, c-a (reversed), d-e, x-y (unknown ids).
+    // TP 3 (a-b, a-c, d-e), FP 1 (x-y), FN 1 (f-g: neither id is in the output).
+    let (_dir, gold) = gold_file("a\tb\na\tc\nd\te\nf\tg\n");
+    let predicted = "a\tb\t0\nc\ta\t2\nd\te\t3\nx\ty\t1\n";
+    let row = tsv_row(&["--gold", &gold], predicted);
+    assert_eq!(row, ["3", "1", "1", "0.75", "0.75", "0.75"]);
+    let out = run("sh-score", &["-g", &gold], predicted);
+    assert_eq!(
+        out.success(),
+        "tp  fp  fn  precision  recall      f1\n 3   1   1     0.7500  0.7500  0.7500\n",
+        "text is the default format"
+    );
+}
+
+#[test]
+fn duplicates_and_either_order_count_once_in_both_files() {
+    // Gold lists a-b three times (twice reversed) and c-d twice with extra fields.
+    let (_dir, gold) = gold_file("a\tb\nb\ta\nc\td\tx\tyz\nb\ta\n\nd\tc\n");
+    // Predicted: b-a and a-b (one pair), e-f twice (one false positive).
+    let predicted = "b\ta\t1\na\tb\t1\ne\tf\t0\nf\te\t0\n";
+    assert_eq!(tsv_row(&["-g", &gold], predicted), ["1", "1", "1", "0.5", "0.5", "0.5"]);
+}
+
+#[test]
+fn ids_missing_from_the_output_are_false_negatives() {
+    let (_dir, gold) = gold_file("a\tb\nc\td\ne\tf\n");
+    assert_eq!(tsv_row(&["-g", &gold], ""), ["0", "0", "3", "1", "0", "0"]);
+    assert_eq!(tsv_row(&["-g", &gold], "a\tc\t3\n"), ["0", "1", "3", "0", "0", "0"]);
+    assert_eq!(
+        tsv_row(&["-g", &gold], "f\te\t3\n"),
+        ["1", "0", "2", "1", "0.3333333333333333", "0.5"]
+    );
+}
+
+#[test]
+fn zero_over_zero_has_the_documented_values() {
+    let (_dir, empty) = gold_file("");
+    assert_eq!(tsv_row(&["-g", &empty], ""), ["0", "0", "0", "1", "1", "1"]);
+    assert_eq!(tsv_row(&["-g", &empty], "a\tb\t0\n"), ["0", "1", "0", "0", "1", "0"]);
+}
+
+#[test]
+fn label_gold_makes_every_pair_within_a_label() {
+    // Labels: {a, b, c} (a listed twice with the same label), {d, e}, {f} alone; g unlabelled.
+    // Gold pairs: a-b, a-c, b-c, d-e = 4.
+    let (_dir, gold) = gold_file("a\t1\nb\t1\nc\t1\nd\tx\ne\tx\textra\nf\t9\na\t1\n");
+    let predicted = "c\tb\t1\na\tb\t2\nd\te\t0\nf\tg\t0\na\td\t1\n";
+    let row = tsv_row(&["-g", &gold, "--gold-format", "labels"], predicted);
+    assert_eq!(row, ["3", "2", "1", "0.6", "0.75", "0.6666666666666666"]);
+}
+
+#[test]
+fn label_gold_from_sh_cluster_scores_its_own_pairs_perfectly() {
+    let pairs = "a\tb\t1\nb\tc\t2\nd\te\t0\n";
+    let labels = run("sh-cluster", &["--format", "labels"], pairs);
+    let (_dir, gold) = gold_file(labels.success());
+    // The pairs a-b, b-c, d-e are all gold; a-c is gold but not predicted.
+    let row = tsv_row(&["-g", &gold, "--gold-format", "labels"], pairs);
+    assert_eq!(row, ["3", "0", "1", "1", "0.75", "0.8571428571428571"]);
+}
+
+#[test]
+fn distance_filters_and_by_distance_gives_one_row_per_k() {
+    let (_dir, gold) = gold_file("a\tb\nc\td\ne\tf\n");
+    let predicted = "a\tb\t0\nc\td\t2\nx\ty\t1\ne\tf\t5\nb\ta\t3\n";
+    assert_eq!(
+        tsv_row(&["-g", &gold, "-k", "1"], predicted),
+        ["1", "1", "2", "0.5", "0.3333333333333333", "0.4"]
+    );
+    assert_eq!(tsv_row(&["-g", &gold, "--distance", "64"], predicted)[..3], ["3", "1", "0"]);
+    let out = run("sh-score", &["-g", &gold, "--by-distance", "-f", "tsv"], predicted);
+    let rows: Vec<&str> = out.success().lines().collect();
+    assert_eq!(rows[0], "k\ttp\tfp\tfn\tprecision\trecall\tf1");
+    let counts: Vec<String> =
+        rows[1..].iter().map(|r| r.split('\t').take(4).collect::<Vec<_>>().join(" ")).collect();
+    assert_eq!(
+        counts,
+        ["0 1 0 2", "1 1 1 2", "2 2 1 1", "3 2 1 1", "4 2 1 1", "5 3 1 0"],
+        "a pair listed twice keeps its smallest distance (a-b at 0, not 3)"
+    );
+    let out = run("sh-score", &["-g", &gold, "--by-distance", "-k", "2", "-f", "tsv"], predicted);
+    assert_eq!(out.success().lines().count(), 1 + 3, "rows for K = 0, 1, 2");
+}
+
+#[test]
+fn json_output_and_json_input() {
+    let (_dir, gold) = gold_file("1\t2\ndoc\t3\n");
+    let predicted = "[\"1\", \"2\", 0]\n[3, \"doc\", 4]\n[\"7\", \"8\", 1]\n";
+    let out = run("sh-score", &["-g", &gold, "--format", "json"], predicted);
+    let value: serde_json::Value = serde_json::from_str(out.success().trim_end()).expect("JSON");
+    assert_eq!(value["tp"], 2);
+    assert_eq!(value["fp"], 1);
+    assert_eq!(value["fn"], 0);
+    assert_eq!(value["precision"].as_f64(), Some(2.0 / 3.0));
+    assert_eq!(value["recall"].as_f64(), Some(1.0));
+    assert_eq!(value["f1"].as_f64(), Some(0.8));
+    let out = run("sh-score", &["-g", &gold, "--format", "json", "--by-distance"], predicted);
+    let rows: Vec<serde_json::Value> =
+        out.success().lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(rows.len(), 5);
+    assert_eq!((rows[0]["k"].as_u64(), rows[0]["tp"].as_u64()), (Some(0), Some(1)));
+    assert_eq!((rows[4]["k"].as_u64(), rows[4]["tp"].as_u64()), (Some(4), Some(2)));
+}
+
+#[test]
+fn the_pipeline_scored_end_to_end() {
+    let docs = "d1\tthe quick brown fox jumps over the lazy dog near the river bank today\n\
+                d2\tthe quick brown fox jumps over the lazy dog near the river bank today\n\
+                d3\tan entirely different sentence about simhash fingerprints and near duplicates\n";
+    let pairs = pipeline(
+        &[
+            ("sh-tokenize", &["--with-id"]),
+            ("sh-shingle", &[]),
+            ("sh-hash", &[]),
+            ("sh-compute", &[]),
+            ("sh-pairs", &[]),
+        ],
+        docs,
+    );
+    let (_dir, gold) = gold_file("d2\td1\n");
+    assert_eq!(tsv_row(&["-g", &gold], pairs.stdout_str()), ["1", "0", "0", "1", "1", "1"]);
+}
+
+#[test]
+fn bad_lines_are_errors_with_their_line_number() {
+    let (_dir, gold) = gold_file("a\tb\nonly-one-field\n");
+    run("sh-score", &["-g", &gold], "").failure(
+        1,
+        "sh-score: error: line 2: gold file: a pair needs two TAB-separated ids: 'only-one-field'\n",
+    );
+    let (_dir, gold) = gold_file("a\tb\n");
+    run("sh-score", &["-g", &gold], "a\tb\t1\nc\tc\t0\n")
+        .failure(1, "sh-score: error: line 2: a pair of an id with itself: 'c\\tc\\t0'\n");
+    run("sh-score", &["-g", &gold], "a\tb\n\tb\n")
+        .failure(1, "sh-score: error: line 2: empty id: '\\tb'\n");
+    run("sh-score", &["-g", &gold, "-k", "3"], "a\tb\t1\nc\td\n")
+        .failure(1, "sh-score: error: line 2: no distance (third field) on a pair line: 'c\\td'\n");
+    run("sh-score", &["-g", &gold, "--by-distance"], "a\tb\t65\n").failure(
+        1,
+        "sh-score: error: line 1: the distance is not an integer from 0 to 64: 'a\\tb\\t65'\n",
+    );
+    let (_dir, labels) = gold_file("a\t1\nb\t2\na\t2\n");
+    run("sh-score", &["-g", &labels, "--gold-format", "labels"], "").failure(
+        1,
+        "sh-score: error: line 3: gold file: an id with a second, different label: 'a\\t2'\n",
+    );
+    let (_dir, gold) = gold_file("a\ta\n");
+    run("sh-score", &["-g", &gold], "")
+        .failure(1, "sh-score: error: line 1: gold file: a pair of an id with itself: 'a\\ta'\n");
+}
+
+#[test]
+fn without_distance_flags_the_third_field_is_not_read() {
+    let (_dir, gold) = gold_file("a\tb\n");
+    assert_eq!(tsv_row(&["-g", &gold], "a\tb\tnot-a-number\textra\n")[..3], ["1", "0", "0"]);
+}
+
+#[test]
+fn usage_errors_and_a_missing_gold_file() {
+    run("sh-score", &[], "").failure(2, "sh-score: error: the following required arguments");
+    run("sh-score", &["-g", "/nonexistent/gold.tsv"], "")
+        .failure(1, "sh-score: error: cannot open '/nonexistent/gold.tsv'");
+    let (_dir, gold) = gold_file("");
+    run("sh-score", &["-g", &gold, "-k", "65"], "").failure(2, "sh-score: error: invalid value");
+}
