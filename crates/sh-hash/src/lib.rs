@@ -94,7 +94,8 @@ pub fn hash_items<'a>(
             out.push(b' ');
         }
         if weighted {
-            let (key, weight) = split_weight(item).ok_or(("weighted item has no ':WEIGHT'", item))?;
+            let (key, weight) =
+                split_weight(item).ok_or(("weighted item has no ':WEIGHT'", item))?;
             if parse_weight(weight).is_none() {
                 return Err((WEIGHT_ERROR, item));
             }

@@ -88,24 +88,36 @@ impl Tokenizer {
         }
     }
 
-    // Byte by byte with table lookups: tokens are short, so this beats finding each token's end
-    // and copying it.
     fn tokenize_ascii(&self, text: &[u8], out: &mut Vec<u8>) {
         let start = out.len();
         out.reserve(text.len());
-        let mut in_token = false;
-        for &byte in text {
-            match self.ascii.get(usize::from(byte)) {
-                Some(&AsciiByte { class: Class::Run, output }) => {
-                    if !in_token {
-                        open_token(start, out);
-                        in_token = true;
-                    }
-                    out.push(output);
-                }
-                _ => in_token = false,
+        let mut i = 0;
+        while i < text.len() {
+            let run = self.ascii_run(&text[i..]);
+            if run > 0 {
+                open_token(start, out);
+                self.push_run(&text[i..i + run], out);
+                i += run;
+            } else {
+                i += 1;
             }
         }
+    }
+
+    /// How many bytes at the start of `text` are ASCII bytes that continue a token run.
+    #[inline]
+    fn ascii_run(&self, text: &[u8]) -> usize {
+        text.iter()
+            .take_while(|&&b| {
+                matches!(self.ascii.get(usize::from(b)), Some(AsciiByte { class: Class::Run, .. }))
+            })
+            .count()
+    }
+
+    /// Appends a run of ASCII token bytes, case-mapped, in one pass without per-byte growth.
+    #[inline]
+    fn push_run(&self, run: &[u8], out: &mut Vec<u8>) {
+        out.extend(run.iter().map(|&b| self.ascii[usize::from(b)].output));
     }
 
     fn tokenize_unicode(&self, text: &[u8], out: &mut Vec<u8>) {
@@ -124,7 +136,10 @@ impl Tokenizer {
                             open_token(start, out);
                             state = State::InRun;
                         }
-                        out.push(output);
+                        let run = self.ascii_run(&text[i..]);
+                        self.push_run(&text[i..i + run], out);
+                        i += run;
+                        continue;
                     }
                     Class::Single => {
                         open_token(start, out);
