@@ -439,7 +439,7 @@ fn sh_pairs_finds_the_near_duplicate_pair_and_nothing_else() {
 /// Each per-document stage with an input it accepts and the first line it prints for it.
 const PER_DOCUMENT: [(&str, &str, &str); 4] = [
     ("sh-tokenize", "Hello, World!\n", "hello world"),
-    ("sh-shingle", "a b c d e\n", "a_b_c_d b_c_d_e"),
+    ("sh-shingle", "a b c d e\n", "a_b b_c c_d d_e"),
     ("sh-hash", "hello a\n", "3804341492420753273 6401452390262130604"),
     ("sh-compute", "0xffffffffffffffff 1\n", "1"),
 ];

@@ -7,7 +7,7 @@ fn every_run_of_n_tokens_is_a_shingle() {
     let out = run("sh-shingle", &["-w", "3"], "the quick brown fox jumps\n");
     assert_eq!(out.success(), "the_quick_brown quick_brown_fox brown_fox_jumps\n");
     let out = run("sh-shingle", &[], "a b c d e f\n");
-    assert_eq!(out.success(), "a_b_c_d b_c_d_e c_d_e_f\n", "the default window is 4");
+    assert_eq!(out.success(), "a_b b_c c_d d_e e_f\n", "the default window is 2");
     let out = run("sh-shingle", &["--window", "2"], "  a   b  c \n");
     assert_eq!(out.success(), "a_b b_c\n", "runs of spaces separate like one");
     assert_eq!(run("sh-shingle", &["-w", "1"], "a b a\n").success(), "a b a\n");
@@ -16,7 +16,7 @@ fn every_run_of_n_tokens_is_a_shingle() {
 #[test]
 fn short_documents_get_one_shingle_of_all_their_tokens() {
     let input = "hello world\na\na b c d\na b c\n";
-    let out = run("sh-shingle", &[], input);
+    let out = run("sh-shingle", &["-w", "4"], input);
     assert_eq!(out.success(), "hello_world\na\na_b_c_d\na_b_c\n");
     let out = run("sh-shingle", &["-w", "100"], "\u{4e2d} \u{6587} \u{5b57}\n");
     assert_eq!(out.success(), "\u{4e2d}_\u{6587}_\u{5b57}\n");

@@ -9,10 +9,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 sh-tokenize --json --id-field id < "$here/docs.jsonl" \
-  | sh-shingle -w 4 | sh-hash | sh-compute > "$work/fingerprints.tsv"
-sh-pairs -k 3 < "$work/fingerprints.tsv" > "$work/pairs.tsv"
+  | sh-shingle | sh-hash | sh-compute > "$work/fingerprints.tsv"
+sh-pairs < "$work/fingerprints.tsv" > "$work/pairs.tsv"
 
-echo "== $(wc -l < "$work/fingerprints.tsv") documents, $(wc -l < "$work/pairs.tsv") near-duplicate pairs (sh-pairs -k 3):"
+echo "== $(wc -l < "$work/fingerprints.tsv") documents, $(wc -l < "$work/pairs.tsv") near-duplicate pairs (the defaults: 2-token shingles, K = 6):"
 cat "$work/pairs.tsv"
 echo "== clusters (sh-cluster), one per line:"
 sh-cluster < "$work/pairs.tsv"

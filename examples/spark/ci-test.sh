@@ -47,8 +47,8 @@ runs=(
 )
 
 echo "== local pipeline"
-sh-tokenize --json --id-field id < "$work/docs.jsonl" | sh-shingle -w 4 | sh-hash | sh-compute > "$work/local/jsonl.fp"
-sh-tokenize < "$work/docs.txt" | sh-shingle -w 4 | sh-hash | sh-compute > "$work/local/text.fp"
+sh-tokenize --json --id-field id < "$work/docs.jsonl" | sh-shingle | sh-hash | sh-compute > "$work/local/jsonl.fp"
+sh-tokenize < "$work/docs.txt" | sh-shingle | sh-hash | sh-compute > "$work/local/text.fp"
 driver_runs=()
 for run in "${runs[@]}"; do
   read -r name format b k p flag <<< "$run"

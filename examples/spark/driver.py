@@ -57,9 +57,12 @@ def parse_args(argv):
     p.add_argument("--text-field", default="text", help="jsonl: the field holding the text")
     p.add_argument("--id-field", help="jsonl: the field holding the id (default: line numbers)")
     p.add_argument("--tokenize-args", default="", help="more flags for sh-tokenize, e.g. '--mode ascii'")
-    p.add_argument("-w", "--window", type=int, default=4, help="sh-shingle window")
-    p.add_argument("-k", "--distance", type=int, default=3, help="K: pairs within K bits")
-    p.add_argument("-b", "--blocks", type=int, default=6, help="B: blocks, C(B, K) tables")
+    p.add_argument("-w", "--window", type=int, default=2, help="sh-shingle window (its default)")
+    p.add_argument("-k", "--distance", type=int, default=6,
+                   help="K: pairs within K bits (sh-pairs' default; for billions of documents "
+                        "use 3, see the README)")
+    p.add_argument("-b", "--blocks", type=int, default=8,
+                   help="B: blocks, C(B, K) tables (each record is shuffled once per table)")
     p.add_argument("--sparse", action="store_true", help="sh-pairs --sparse: only enough pairs to form the clusters")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
     p.add_argument("--output", required=True, help="directory for fingerprints/ and pairs/ (must not exist)")
