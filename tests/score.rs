@@ -155,7 +155,7 @@ fn bad_lines_are_errors_with_their_line_number() {
     let (_dir, gold) = gold_file("a\tb\nonly-one-field\n");
     run("sh-score", &["-g", &gold], "").failure(
         1,
-        "sh-score: error: line 2: gold file: a pair needs two TAB-separated ids: 'only-one-field'\n",
+        "sh-score: error: line 2: gold file: a pair line needs two TAB-separated ids: 'only-one-field'\n",
     );
     let (_dir, gold) = gold_file("a\tb\n");
     run("sh-score", &["-g", &gold], "a\tb\t1\nc\tc\t0\n")
@@ -176,6 +176,29 @@ fn bad_lines_are_errors_with_their_line_number() {
     let (_dir, gold) = gold_file("a\ta\n");
     run("sh-score", &["-g", &gold], "")
         .failure(1, "sh-score: error: line 1: gold file: a pair of an id with itself: 'a\\ta'\n");
+}
+
+#[test]
+fn json_pairs_follow_the_same_rules_as_tsv_pairs() {
+    let (_dir, gold) = gold_file("a\tb\n7\tc\n");
+    // Further elements are ignored, and the distance is read only with -k or --by-distance.
+    let predicted = "[\"a\", \"b\", 65, \"extra\"]\n[7, \"c\", 1, null]\n";
+    assert_eq!(tsv_row(&["-g", &gold], predicted)[..3], ["2", "0", "0"]);
+    run("sh-score", &["-g", &gold, "-k", "3"], predicted).failure(
+        1,
+        "sh-score: error: line 1: the distance is not an integer from 0 to 64: \
+         '[\"a\", \"b\", 65, \"extra\"]'\n",
+    );
+    for (line, what) in [
+        ("[\"a\"]", "a JSON pair needs at least two ids"),
+        ("[7, \"7\"]", "a pair of an id with itself"),
+        ("[\"a\\tb\", \"c\"]", "an id cannot hold a TAB or a line feed"),
+        ("[\"a\", -1]", "a JSON id must be a string or an unsigned 64-bit integer"),
+        ("[\"a\", \"b\"", "broken JSON array"),
+    ] {
+        run("sh-score", &["-g", &gold], format!("{line}\n"))
+            .failure(1, &format!("sh-score: error: line 1: {what}: '{line}'\n"));
+    }
 }
 
 #[test]

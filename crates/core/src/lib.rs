@@ -6,6 +6,7 @@ pub mod cli;
 pub mod error;
 pub mod io;
 pub mod number;
+pub mod pairs;
 pub mod progress;
 pub mod record;
 

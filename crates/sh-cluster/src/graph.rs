@@ -11,8 +11,9 @@
 use std::hint::black_box;
 use std::ops::Range;
 
+use sh_core::pairs::{Id, Pair};
+
 use crate::ids::{canonical_u64, Interner, Names, TooManyIds};
-use crate::input::{Pair, Raw};
 use crate::union_find::UnionFind;
 
 /// Pairs per batch: their cache lines (a few per id) stay well inside L2 and the TLB.
@@ -65,10 +66,10 @@ impl Graph {
     }
 
     #[inline]
-    fn push_key(&mut self, id: Raw<'_>) {
+    fn push_key(&mut self, id: Id<'_>) {
         let key = match id {
-            Raw::Number(value) => Key::Number(value),
-            Raw::Spelled(text) => match canonical_u64(text) {
+            Id::Number(value) => Key::Number(value),
+            Id::Text(text) => match canonical_u64(text) {
                 Some(value) => Key::Number(value),
                 None => {
                     let start = self.text.len();

@@ -2,18 +2,17 @@
 
 mod graph;
 mod ids;
-mod input;
 mod output;
 mod union_find;
 
 use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
+use sh_core::pairs::parse_pair;
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
 use graph::{Full, Graph};
 use ids::Names;
-use input::parse_pair;
 use output::write_clusters;
 pub use output::Style;
 use union_find::UnionFind;
@@ -131,7 +130,7 @@ fn read_pairs(input: &mut RecordReader, progress: &mut Progress) -> Result<(Name
         match parse_pair(record, &mut scratch) {
             Ok(Some(pair)) => graph.add(line, pair).map_err(too_many)?,
             Ok(None) => {}
-            Err(what) => return Err(Error::input(line, what, record)),
+            Err(what) => return Err(Error::input(line, what.message(), record)),
         }
     }
     graph.finish().map_err(too_many)

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
+use sh_core::pairs::MAX_DISTANCE;
 use sh_core::{Error, RecordReader, Result};
 
 pub use tally::Score;
@@ -148,7 +149,7 @@ pub fn run(args: Args) -> Result<()> {
     let rows: Vec<(Option<u8>, Score)> = if args.by_distance {
         (0..=args.distance.unwrap_or(largest)).map(|k| (Some(k), score_up_to(k))).collect()
     } else {
-        vec![(None, score_up_to(args.distance.unwrap_or(parse::MAX_DISTANCE)))]
+        vec![(None, score_up_to(args.distance.unwrap_or(MAX_DISTANCE)))]
     };
     write_rows(&mut out, &rows, args.format)?;
     out.finish()
@@ -163,13 +164,14 @@ fn read_gold(reader: &mut RecordReader, format: GoldFormat, ids: &mut Ids) -> Re
     match format {
         GoldFormat::Pairs => {
             let mut pairs = std::collections::HashSet::new();
+            let (mut scratch, mut spelling) = (Vec::new(), [itoa::Buffer::new(); 2]);
             while let Some((line, record)) = reader.next_numbered()? {
-                let pair = match parse::pair(record) {
-                    Ok(Some(pair)) => pair,
+                let (a, b) = match parse::pair(record, &mut scratch, &mut spelling) {
+                    Ok(Some((a, b, _))) => (a, b),
                     Ok(None) => continue,
                     Err(what) => return Err(gold_error(line, what, record)),
                 };
-                let (Some(a), Some(b)) = (ids.number(&pair.a), ids.number(&pair.b)) else {
+                let (Some(a), Some(b)) = (ids.number(a), ids.number(b)) else {
                     return Err(gold_error(line, TOO_MANY_IDS, TOO_MANY_IDS_LIMIT));
                 };
                 pairs.insert(tally::pair_key(a, b));
@@ -219,20 +221,20 @@ fn read_predicted(
 ) -> Result<(Predicted, u8)> {
     let mut predicted = Predicted::default();
     let mut largest = 0;
+    let (mut scratch, mut spelling) = (Vec::new(), [itoa::Buffer::new(); 2]);
     while let Some((line, record)) = reader.next_numbered()? {
-        let pair = match parse::pair(record) {
+        let (a, b, pair) = match parse::pair(record, &mut scratch, &mut spelling) {
             Ok(Some(pair)) => pair,
             Ok(None) => continue,
             Err(what) => return Err(Error::input(line, what, record)),
         };
         let distance = if uses_distance {
-            parse::distance(pair.distance.as_deref())
-                .map_err(|what| Error::input(line, what, record))?
+            pair.distance().map_err(|what| Error::input(line, what.message(), record))?
         } else {
             0
         };
         largest = largest.max(distance);
-        let (Some(a), Some(b)) = (ids.number(&pair.a), ids.number(&pair.b)) else {
+        let (Some(a), Some(b)) = (ids.number(a), ids.number(b)) else {
             return Err(Error::input(line, TOO_MANY_IDS, TOO_MANY_IDS_LIMIT));
         };
         predicted.add(a, b, distance);
@@ -358,7 +360,10 @@ mod tests {
     #[test]
     fn errors_name_the_gold_file_and_the_line() {
         let err = score(b"a\tb\n", b"a\tb\nc\n", GoldFormat::Pairs).unwrap_err();
-        assert_eq!(err.to_string(), format!("line 2: gold file: {}: 'c'", parse::ONE_FIELD));
+        assert_eq!(
+            err.to_string(),
+            format!("line 2: gold file: {}: 'c'", sh_core::pairs::PairError::OneField)
+        );
         let err = score(b"a\tb\nx\tx\t0\n", b"", GoldFormat::Pairs).unwrap_err();
         assert_eq!(err.to_string(), format!("line 2: {}: 'x\\tx\\t0'", parse::SELF_PAIR));
         let err = score(b"", b"a\t1\na\t2\n", GoldFormat::Labels).unwrap_err();

@@ -1,104 +1,34 @@
-//! The lines sh-score reads: pairs `A<TAB>B[<TAB>DISTANCE[<TAB>…]]` (or sh-pairs' JSON arrays
-//! `["A", "B", DISTANCE]`) and cluster labels `ID<TAB>LABEL[<TAB>…]`.
-
-use std::borrow::Cow;
+//! The lines sh-score reads: pair lines, parsed by [`sh_core::pairs`] with one rule of sh-score's
+//! own (a pair of an id with itself is an error), and cluster labels `ID<TAB>LABEL[<TAB>…]`.
 
 use memchr::memchr;
+use sh_core::pairs::{parse_pair, Pair};
 
-pub const ONE_FIELD: &str = "a pair needs two TAB-separated ids";
 pub const NO_LABEL: &str = "a label line needs an id, a TAB and a label";
 pub const EMPTY_ID: &str = "empty id";
 pub const EMPTY_LABEL: &str = "empty label";
 pub const SELF_PAIR: &str = "a pair of an id with itself";
-pub const NO_DISTANCE: &str = "no distance (third field) on a pair line";
-pub const BAD_DISTANCE: &str = "the distance is not an integer from 0 to 64";
-pub const BAD_JSON: &str =
-    "a JSON pair must be an array of two ids (strings or unsigned integers) and an optional distance";
 
-/// The largest distance between two 64-bit fingerprints.
-pub const MAX_DISTANCE: u8 = 64;
+/// A pair line's ids as text (a JSON number in decimal, so `7`, `[7, …]` and `["7", …]` name one
+/// id) and the pair, for its distance.
+pub type PairLine<'a> = (&'a [u8], &'a [u8], Pair<'a>);
 
-/// One pair line: its two ids and the third field, when there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairLine<'a> {
-    pub a: Cow<'a, [u8]>,
-    pub b: Cow<'a, [u8]>,
-    pub distance: Option<Cow<'a, [u8]>>,
-}
-
-/// Splits a pair line. `Ok(None)` for an empty line. A line starting with `[` is a JSON array.
-pub fn pair(line: &[u8]) -> Result<Option<PairLine<'_>>, &'static str> {
-    match line.first() {
-        None => Ok(None),
-        Some(b'[') => json_pair(line).map(Some),
-        Some(_) => tsv_pair(line).map(Some),
-    }
-}
-
-fn tsv_pair(line: &[u8]) -> Result<PairLine<'_>, &'static str> {
-    let tab = memchr(b'\t', line).ok_or(ONE_FIELD)?;
-    let (a, rest) = (&line[..tab], &line[tab + 1..]);
-    let (b, distance) = match memchr(b'\t', rest) {
-        Some(tab) => {
-            let rest_after_b = &rest[tab + 1..];
-            let end = memchr(b'\t', rest_after_b).unwrap_or(rest_after_b.len());
-            (&rest[..tab], Some(&rest_after_b[..end]))
-        }
-        None => (rest, None),
+/// Reads a pair line; `Ok(None)` for an empty line. `scratch` and `spelling` are reused from line
+/// to line.
+pub fn pair<'a>(
+    line: &'a [u8],
+    scratch: &'a mut Vec<u8>,
+    spelling: &'a mut [itoa::Buffer; 2],
+) -> Result<Option<PairLine<'a>>, &'static str> {
+    let Some(pair) = parse_pair(line, scratch).map_err(|e| e.message())? else {
+        return Ok(None);
     };
-    checked(PairLine {
-        a: Cow::Borrowed(a),
-        b: Cow::Borrowed(b),
-        distance: distance.map(Cow::Borrowed),
-    })
-}
-
-fn json_pair(line: &[u8]) -> Result<PairLine<'_>, &'static str> {
-    let values: Vec<serde_json::Value> = serde_json::from_slice(line).map_err(|_| BAD_JSON)?;
-    let id = |value: &serde_json::Value| -> Result<Cow<'static, [u8]>, &'static str> {
-        match value {
-            serde_json::Value::String(text) => Ok(Cow::Owned(text.clone().into_bytes())),
-            serde_json::Value::Number(n) => {
-                n.as_u64().map(|n| Cow::Owned(n.to_string().into_bytes())).ok_or(BAD_JSON)
-            }
-            _ => Err(BAD_JSON),
-        }
-    };
-    let (a, b, distance) = match values.as_slice() {
-        [a, b] => (id(a)?, id(b)?, None),
-        [a, b, d] => {
-            let d = d.as_u64().filter(|&d| d <= u64::from(MAX_DISTANCE)).ok_or(BAD_DISTANCE)?;
-            (id(a)?, id(b)?, Some(Cow::Owned(d.to_string().into_bytes())))
-        }
-        _ => return Err(BAD_JSON),
-    };
-    if a.contains(&b'\t') || b.contains(&b'\t') || a.contains(&b'\n') || b.contains(&b'\n') {
-        return Err(BAD_JSON);
-    }
-    checked(PairLine { a, b, distance })
-}
-
-fn checked(pair: PairLine<'_>) -> Result<PairLine<'_>, &'static str> {
-    if pair.a.is_empty() || pair.b.is_empty() {
-        return Err(EMPTY_ID);
-    }
-    if pair.a == pair.b {
+    let [for_a, for_b] = spelling;
+    let (a, b) = (pair.a.spelled(for_a), pair.b.spelled(for_b));
+    if a == b {
         return Err(SELF_PAIR);
     }
-    Ok(pair)
-}
-
-/// A pair's distance: a decimal integer from 0 to 64, as sh-pairs writes it.
-pub fn distance(field: Option<&[u8]>) -> Result<u8, &'static str> {
-    let field = field.ok_or(NO_DISTANCE)?;
-    if field.is_empty() || field.len() > 2 || !field.iter().all(u8::is_ascii_digit) {
-        return Err(BAD_DISTANCE);
-    }
-    let value = field.iter().fold(0u8, |value, &digit| value * 10 + (digit - b'0'));
-    if value > MAX_DISTANCE {
-        return Err(BAD_DISTANCE);
-    }
-    Ok(value)
+    Ok(Some((a, b, pair)))
 }
 
 /// A label line's id and label.
@@ -124,48 +54,43 @@ pub fn label(line: &[u8]) -> Result<Option<LabelLine<'_>>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sh_core::pairs::PairError;
 
-    fn ids(line: &[u8]) -> (Vec<u8>, Vec<u8>, Option<Vec<u8>>) {
-        let p = pair(line).unwrap().unwrap();
-        (p.a.into_owned(), p.b.into_owned(), p.distance.map(Cow::into_owned))
+    type Parsed = (Vec<u8>, Vec<u8>, Result<u8, PairError>);
+
+    fn read(line: &[u8]) -> Result<Option<Parsed>, &'static str> {
+        let (mut scratch, mut spelling) = (Vec::new(), [itoa::Buffer::new(), itoa::Buffer::new()]);
+        let parsed = pair(line, &mut scratch, &mut spelling)?;
+        Ok(parsed.map(|(a, b, pair)| (a.to_vec(), b.to_vec(), pair.distance())))
+    }
+
+    fn ok(
+        a: &str,
+        b: &str,
+        distance: Result<u8, PairError>,
+    ) -> Result<Option<Parsed>, &'static str> {
+        Ok(Some((a.as_bytes().to_vec(), b.as_bytes().to_vec(), distance)))
     }
 
     #[test]
-    fn tsv_pairs_with_and_without_distance_and_extra_fields() {
-        assert_eq!(ids(b"a\tb"), (b"a".to_vec(), b"b".to_vec(), None));
-        assert_eq!(ids(b"a\tb\t3"), (b"a".to_vec(), b"b".to_vec(), Some(b"3".to_vec())));
-        assert_eq!(ids(b"a\tb\t3\tx\ty"), (b"a".to_vec(), b"b".to_vec(), Some(b"3".to_vec())));
-        assert_eq!(ids(b"a b\tc d"), (b"a b".to_vec(), b"c d".to_vec(), None));
-        assert_eq!(pair(b""), Ok(None));
-        assert_eq!(pair(b"a"), Err(ONE_FIELD));
-        assert_eq!(pair(b"\tb"), Err(EMPTY_ID));
-        assert_eq!(pair(b"a\t\t3"), Err(EMPTY_ID));
-        assert_eq!(pair(b"a\ta\t0"), Err(SELF_PAIR));
+    fn tsv_and_json_pairs_with_and_without_distance() {
+        assert_eq!(read(b"a\tb"), ok("a", "b", Err(PairError::NoDistance)));
+        assert_eq!(read(b"a\tb\t3\tx\ty"), ok("a", "b", Ok(3)));
+        assert_eq!(read(br#"["a", "b", 64]"#), ok("a", "b", Ok(64)));
+        assert_eq!(read(br#"[7, "x"]"#), ok("7", "x", Err(PairError::NoDistance)));
+        assert_eq!(read(br#"["a", "b", 65, "extra"]"#), ok("a", "b", Err(PairError::BadDistance)));
+        assert_eq!(read(b""), Ok(None));
+        assert_eq!(read(b"a"), Err(PairError::OneField.message()));
+        assert_eq!(read(br#"["a"]"#), Err(PairError::TooFew.message()));
     }
 
     #[test]
-    fn json_pairs_as_sh_pairs_writes_them() {
-        assert_eq!(ids(br#"["a", "b", 3]"#), (b"a".to_vec(), b"b".to_vec(), Some(b"3".to_vec())));
-        assert_eq!(ids(br#"[7, "x"]"#), (b"7".to_vec(), b"x".to_vec(), None));
-        assert_eq!(ids(br#"["a","b",64]"#).2, Some(b"64".to_vec()));
-        assert_eq!(ids(br#"["a","b",0]"#).2, Some(b"0".to_vec()));
-        assert_eq!(pair(br#"["a"]"#), Err(BAD_JSON));
-        assert_eq!(pair(br#"["a", "b", 65]"#), Err(BAD_DISTANCE));
-        assert_eq!(pair(br#"["a", -1]"#), Err(BAD_JSON));
-        assert_eq!(pair(br#"["a", "b""#), Err(BAD_JSON));
-        assert_eq!(pair(br#"["a\tb", "c"]"#), Err(BAD_JSON));
-        assert_eq!(pair(br#"["a", "a"]"#), Err(SELF_PAIR));
-    }
-
-    #[test]
-    fn distances_are_0_to_64() {
-        for n in 0..=64u8 {
-            assert_eq!(distance(Some(n.to_string().as_bytes())), Ok(n));
-        }
-        for bad in [&b""[..], b"65", b"-1", b"3.0", b" 3", b"100", b"x"] {
-            assert_eq!(distance(Some(bad)), Err(BAD_DISTANCE), "{bad:?}");
-        }
-        assert_eq!(distance(None), Err(NO_DISTANCE));
+    fn a_pair_of_an_id_with_itself_is_an_error_however_spelled() {
+        assert_eq!(read(b"a\ta\t0"), Err(SELF_PAIR));
+        assert_eq!(read(br#"["a", "a"]"#), Err(SELF_PAIR));
+        assert_eq!(read(br#"[7, "7", 1]"#), Err(SELF_PAIR));
+        assert_eq!(read(b"7\t[7]"), ok("7", "[7]", Err(PairError::NoDistance)));
+        assert_eq!(read(br#"["007", 7]"#), ok("007", "7", Err(PairError::NoDistance)));
     }
 
     #[test]
