@@ -4,7 +4,9 @@ mod util;
 
 mod cluster;
 mod compute;
+mod faults;
 mod hash;
+mod hostile;
 mod man_pages;
 mod pairs;
 mod pipeline;

@@ -144,7 +144,12 @@ pub const INTERRUPTED: i32 = 130;
 struct Pending(PathBuf);
 
 impl Pending {
-    fn register(path: &Path) -> Pending {
+    /// Creates a temporary file with `create` and registers it. The handler is in place first,
+    /// and the file is created and registered under the lock the handler takes, so an interrupt
+    /// at any moment finds every temporary file that exists.
+    fn create(
+        create: impl FnOnce() -> io::Result<NamedTempFile>,
+    ) -> io::Result<(NamedTempFile, Pending)> {
         static HANDLER: Once = Once::new();
         HANDLER.call_once(|| {
             // Fails only when the process has a handler already (a library user's own): theirs
@@ -158,8 +163,11 @@ impl Pending {
                 std::process::exit(INTERRUPTED);
             });
         });
-        pending_files().push(path.to_path_buf());
-        Pending(path.to_path_buf())
+        let mut files = pending_files();
+        let temp = create()?;
+        files.push(temp.path().to_path_buf());
+        let pending = Pending(temp.path().to_path_buf());
+        Ok((temp, pending))
     }
 }
 
@@ -208,18 +216,19 @@ impl Output {
         let file_name = path.file_name().ok_or_else(|| {
             cannot(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))
         })?;
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{}.", file_name.to_string_lossy()))
-            .suffix(".partial")
-            .tempfile_in(dir)
-            .map_err(cannot)?;
+        let (temp, pending) = Pending::create(|| {
+            tempfile::Builder::new()
+                .prefix(&format!(".{}.", file_name.to_string_lossy()))
+                .suffix(".partial")
+                .tempfile_in(dir)
+        })
+        .map_err(cannot)?;
         // A temporary file is private (0600); the finished output gets the permissions the old
         // file had, or those of an ordinary new file.
         let permissions = match fs::metadata(path) {
             Ok(meta) => meta.permissions(),
             Err(_) => default_permissions(),
         };
-        let pending = Pending::register(temp.path());
         fs::set_permissions(temp.path(), permissions).map_err(cannot)?;
         let writer = BufWriter::with_capacity(WRITE_BUFFER, temp);
         Ok(Output { sink: Sink::File { writer, target: path.to_path_buf(), pending } })

@@ -24,8 +24,22 @@ pub struct Simhash {
 #[derive(Debug, Clone)]
 struct WeightedSums {
     exact: Option<[i128; 64]>,
+    /// The sums times `unit`, a power of two that is 1 until the weights come near the largest
+    /// double: then every sum is scaled down by 2^-64 (exactly), so that no sum ever becomes
+    /// infinite. (An infinite sum would stay so whatever came after, making the bit depend on
+    /// the order of the items; two opposite infinities would give NaN.)
     approx: [f64; 64],
+    unit: f64,
+    /// At least the magnitude of every sum in `approx`.
+    bound: f64,
 }
+
+/// `approx` sums are kept at or below this (about 2^997), far enough from f64::MAX (2^1024)
+/// that no addition can overflow.
+const APPROX_LIMIT: f64 = 1e300;
+
+/// 2^-64, the factor by which every sum is scaled down when one could reach `APPROX_LIMIT`.
+const RESCALE: f64 = f64::from_bits((1023 - 64) << 52);
 
 impl Default for Simhash {
     fn default() -> Self {
@@ -65,11 +79,19 @@ impl Simhash {
     /// Adds an item with its own weight.
     pub fn add_weighted(&mut self, hash: u64, weight: Weight) {
         let sums = self.weighted.get_or_insert_with(WeightedSums::zero);
+        let mut approx = weight.approx * sums.unit;
+        while sums.bound + approx.abs() > APPROX_LIMIT {
+            sums.approx.iter_mut().for_each(|sum| *sum *= RESCALE);
+            sums.unit *= RESCALE;
+            sums.bound *= RESCALE;
+            approx *= RESCALE;
+        }
+        sums.bound += approx.abs();
         for (bit, sum) in sums.approx.iter_mut().enumerate() {
             if hash >> bit & 1 == 1 {
-                *sum += weight.approx;
+                *sum += approx;
             } else {
-                *sum -= weight.approx;
+                *sum -= approx;
             }
         }
         sums.exact = match (sums.exact, weight.exact) {
@@ -129,7 +151,7 @@ impl Simhash {
 
 impl WeightedSums {
     fn zero() -> WeightedSums {
-        WeightedSums { exact: Some([0; 64]), approx: [0.0; 64] }
+        WeightedSums { exact: Some([0; 64]), approx: [0.0; 64], unit: 1.0, bound: 0.0 }
     }
 
     /// Whether bit `bit` comes out set, given the unweighted items' `balance` on it.
@@ -139,7 +161,7 @@ impl WeightedSums {
         });
         match exact {
             Some(sum) => sum > 0,
-            None => balance as f64 + self.approx[bit] > 0.0,
+            None => balance as f64 * self.unit + self.approx[bit] > 0.0,
         }
     }
 }
@@ -205,6 +227,32 @@ mod tests {
         s.add_weighted(1, Weight::parse(b"1e300").unwrap());
         s.add_weighted(0, Weight::parse(b"1e299").unwrap());
         assert_eq!(s.fingerprint(), Some(1));
+    }
+
+    #[test]
+    fn sums_near_the_largest_double_do_not_overflow() {
+        // 2e308 - 3e308 < 0 in any order; summed plainly, the first two make +inf, which stays.
+        let big = || Weight::parse(b"1e308").unwrap();
+        for order in [[1, 1, 0, 0, 0], [0, 0, 0, 1, 1], [1, 0, 1, 0, 0]] {
+            let mut s = Simhash::new();
+            order.iter().for_each(|&h| s.add_weighted(h, big()));
+            assert_eq!(s.fingerprint(), Some(0), "{order:?}");
+        }
+        // The largest weights, many times over, and an unweighted item that breaks the tie.
+        let max = || Weight::parse(b"1.7976931348623157e308").unwrap();
+        let mut s = Simhash::new();
+        for _ in 0..1000 {
+            s.add_weighted(u64::MAX, max());
+            s.add_weighted(0, max());
+        }
+        s.add(1);
+        assert_eq!(s.fingerprint(), Some(1));
+        // Opposite infinities would have made NaN.
+        let mut s = Simhash::new();
+        for h in [1, 1, 0, 0, 0, 0, 1] {
+            s.add_weighted(h, max());
+        }
+        assert_eq!(s.fingerprint(), Some(0));
     }
 
     #[test]

@@ -1,0 +1,77 @@
+//! sh-pairs' input, `[ID<TAB>]FINGERPRINT` lines, on arbitrary bytes, against a restatement of
+//! the rules: a blank payload is skipped, one fingerprint per line, ids on every line or on none,
+//! and without ids a record is named by its line number.
+
+#![no_main]
+
+use std::io::Cursor;
+
+use libfuzzer_sys::fuzz_target;
+use sh_core::number::parse_u64;
+use sh_core::progress::Progress;
+use sh_core::RecordReader;
+use sh_pairs::read_records;
+
+/// The records as (name, fingerprint), or the line of the first error.
+fn reference(input: &[u8]) -> Result<Vec<(Vec<u8>, u64)>, u64> {
+    // One CR before an LF is dropped; a last line without LF keeps its CR.
+    let mut pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let last = pieces.pop().expect("split gives one piece at least");
+    let mut pieces: Vec<&[u8]> =
+        pieces.into_iter().map(|line| line.strip_suffix(b"\r").unwrap_or(line)).collect();
+    if !last.is_empty() {
+        pieces.push(last);
+    }
+    let mut records = Vec::new();
+    let mut named = None;
+    for (n, line) in pieces.into_iter().enumerate() {
+        let number = n as u64 + 1;
+        let (id, payload) = match line.iter().position(|&b| b == b'\t') {
+            Some(tab) => (Some(&line[..tab]), &line[tab + 1..]),
+            None => (None, line),
+        };
+        let fields: Vec<&[u8]> = payload.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect();
+        match fields[..] {
+            [] => continue,
+            [text] => {
+                let fingerprint = parse_u64(text).map_err(|_| number)?;
+                if *named.get_or_insert(id.is_some()) != id.is_some() {
+                    return Err(number);
+                }
+                let name = match id {
+                    Some(id) => id.to_vec(),
+                    None => number.to_string().into_bytes(),
+                };
+                records.push((name, fingerprint));
+            }
+            _ => return Err(number),
+        }
+    }
+    Ok(records)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut reader = RecordReader::new(Cursor::new(data.to_vec()), "fuzz".into());
+    let ours = read_records(&mut reader, &mut Progress::new(true, ""));
+    match (ours, reference(data)) {
+        (Ok(records), Ok(expected)) => {
+            assert_eq!(records.fingerprints.len(), expected.len());
+            for (r, (name, fingerprint)) in expected.iter().enumerate() {
+                assert_eq!(records.fingerprints[r], *fingerprint);
+                let mut text = Vec::new();
+                records.ids.get(r).write_text(&mut text).unwrap();
+                assert_eq!(&text, name, "record {r}");
+            }
+        }
+        (Err(e), Err(line)) => {
+            let message = e.to_string();
+            assert!(
+                message.starts_with(&format!("line {line}: ")),
+                "{message}, expected line {line}"
+            );
+        }
+        (ours, expected) => {
+            panic!("ours {:?}, expected {expected:?}", ours.map(|r| r.fingerprints))
+        }
+    }
+});

@@ -1,0 +1,124 @@
+//! sh-pairs against a brute-force oracle on small fuzzed inputs.
+//!
+//! Header bytes choose K (0..=8), B (the cost model's choice, or any of K+1..=64), the thread
+//! count (1..=3) and the selection (all pairs, --sparse, or --against with the records split
+//! into query and corpus); then up to 4 base fingerprints, and 3 bytes per record: which base,
+//! and up to two bits to flip, so that there are many exact and near duplicates. All pairs and
+//! --against must equal the O(n^2) oracle line for line; --sparse must write near pairs only,
+//! in order, connecting the same components as all pairs do.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sh_core::progress::Progress;
+use sh_pairs::{write_pairs, Format, Ids, Options, Records};
+
+fn records(fingerprints: &[u64]) -> Records {
+    Records { fingerprints: fingerprints.to_vec(), ids: Ids::default() }
+}
+
+fn run(query: &[u64], corpus: Option<&[u64]>, options: &Options) -> String {
+    let mut out = Vec::new();
+    write_pairs(
+        records(query),
+        corpus.map(records),
+        options,
+        &mut out,
+        &mut Progress::new(true, ""),
+    )
+    .expect("the search succeeds");
+    String::from_utf8(out).expect("UTF-8 output")
+}
+
+fn oracle(query: &[u64], corpus: Option<&[u64]>, k: u32) -> String {
+    let mut out = String::new();
+    for (a, &x) in query.iter().enumerate() {
+        let (others, skip) = match corpus {
+            Some(corpus) => (corpus, 0),
+            None => (query, a + 1),
+        };
+        for (b, &y) in others.iter().enumerate().skip(skip) {
+            let d = (x ^ y).count_ones();
+            if d <= k {
+                out += &format!("{}\t{}\t{d}\n", a + 1, b + 1);
+            }
+        }
+    }
+    out
+}
+
+fn components(n: usize, pairs: &str) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..=n).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            x = parent[x];
+        }
+        x
+    }
+    for line in pairs.lines() {
+        let mut fields = line.split('\t').map(|f| f.parse::<usize>().unwrap());
+        let (a, b) = (fields.next().unwrap(), fields.next().unwrap());
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+    (1..=n).map(|x| root(&mut parent, x)).collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 4 {
+        return;
+    }
+    let (header, rest) = data.split_at(4);
+    let k = u32::from(header[0]) % 9;
+    let blocks = match header[1] {
+        0..=63 => None,
+        b => Some(k + 1 + u32::from(b) % (64 - k)),
+    };
+    let threads = 1 + usize::from(header[2] % 3);
+    let selection = header[3] % 3;
+    let bases_count = 1 + usize::from(header[3] >> 2) % 4;
+    if rest.len() < 8 * bases_count {
+        return;
+    }
+    let (base_bytes, record_bytes) = rest.split_at(8 * bases_count);
+    let bases: Vec<u64> =
+        base_bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect();
+    let fingerprints: Vec<u64> = record_bytes
+        .chunks_exact(3)
+        .take(300)
+        .map(|r| {
+            let mut fp = bases[usize::from(r[0]) % bases.len()];
+            for &flip in &r[1..] {
+                if flip < 128 {
+                    fp ^= 1 << (flip % 64);
+                }
+            }
+            fp
+        })
+        .collect();
+
+    let sparse = selection == 1;
+    let options = Options { distance: k, blocks, threads, format: Format::Tsv, sparse };
+    match selection {
+        0 => assert_eq!(run(&fingerprints, None, &options), oracle(&fingerprints, None, k)),
+        1 => {
+            let got = run(&fingerprints, None, &options);
+            let all = oracle(&fingerprints, None, k);
+            let mut previous = (0, 0);
+            for line in got.lines() {
+                assert!(all.lines().any(|l| l == line), "{line} is no near pair");
+                let mut fields = line.split('\t').map(|f| f.parse::<usize>().unwrap());
+                let pair = (fields.next().unwrap(), fields.next().unwrap());
+                assert!(pair > previous, "sorted, once");
+                previous = pair;
+            }
+            let n = fingerprints.len();
+            assert_eq!(components(n, &got), components(n, &all), "same clusters");
+        }
+        _ => {
+            let split = usize::from(header[2]) % (fingerprints.len() + 1);
+            let (query, corpus) = fingerprints.split_at(split);
+            assert_eq!(run(query, Some(corpus), &options), oracle(query, Some(corpus), k));
+        }
+    }
+});

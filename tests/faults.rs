@@ -1,0 +1,441 @@
+//! Ordinary faults around the real binaries: a reader that goes away (`| head`), a full disk,
+//! input that cannot be read, output that cannot be created, runs that fail midway or are
+//! interrupted with an existing `--output` file, outputs that are devices, pipes or links, and
+//! memory that must stay bounded on huge outputs and many ids.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::{binary, run};
+
+const ALL: [&str; 6] =
+    ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"];
+
+/// A valid input line for each command, and the first line of output it gives.
+fn sample(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "sh-tokenize" => ("Hello, World!\n", "hello world"),
+        "sh-shingle" => ("a b c d e\n", "a_b b_c c_d d_e"),
+        "sh-hash" => ("hello a\n", "3804341492420753273 6401452390262130604"),
+        "sh-compute" => ("0xffffffffffffffff 1\n", "1"),
+        "sh-pairs" => ("5\n", "1\t2\t0"),
+        "sh-cluster" => ("a\tb\n", "a\tb"),
+        other => panic!("no such command: {other}"),
+    }
+}
+
+/// Input for `name` whose output is many lines (megabytes).
+fn large_input(name: &str) -> Vec<u8> {
+    match name {
+        // 3,000 identical fingerprints: 4.5 million pairs.
+        "sh-pairs" => "5\n".repeat(3000).into_bytes(),
+        // 200,000 clusters of two.
+        "sh-cluster" => {
+            (0..200_000).map(|i| format!("a{i}\tb{i}\n")).collect::<String>().into_bytes()
+        }
+        _ => sample(name).0.repeat(200_000).into_bytes(),
+    }
+}
+
+fn first_line_of_large_output(name: &str) -> &'static str {
+    match name {
+        "sh-cluster" => "a0\tb0",
+        _ => sample(name).1,
+    }
+}
+
+/// A good and a bad input line for `name` with `bad_flags(name)` (sh-shingle takes any bytes).
+fn good_and_bad_lines(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "sh-tokenize" => ("{\"text\": \"Hello\"}\n", "{\"no text\": 1}\n"),
+        "sh-hash" => ("hello:1 a:2\n", "a\n"),
+        "sh-cluster" => ("a\tb\n", "one-field\n"),
+        _ => (sample(name).0, "-1\n"),
+    }
+}
+
+/// Extra flags that make `bad_line` bad.
+fn bad_flags(name: &str) -> &'static [&'static str] {
+    match name {
+        "sh-tokenize" => &["--json"],
+        "sh-hash" => &["--weighted"],
+        _ => &[],
+    }
+}
+
+fn spawn(name: &str, args: &[&str], stdout: Stdio) -> Child {
+    Command::new(binary(name))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
+/// Writes `input` to the child's stdin from a thread; the child may stop reading early.
+fn feed(child: &mut Child, input: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let mut stdin = child.stdin.take().expect("stdin");
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    })
+}
+
+fn read_stderr(child: &mut Child) -> std::thread::JoinHandle<String> {
+    let mut stderr = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    })
+}
+
+/// The entries of a directory, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temporary path")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The output end.
+
+#[test]
+fn a_reader_that_goes_away_ends_every_command_quietly() {
+    for name in ALL {
+        let mut child = spawn(name, &[], Stdio::piped());
+        let feeder = feed(&mut child, large_input(name));
+        let stderr = read_stderr(&mut child);
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("first line");
+        drop(stdout); // `| head -n 1`
+        let status = child.wait().expect("wait");
+        feeder.join().expect("feeder");
+        let stderr = stderr.join().expect("stderr");
+        assert_eq!(first, format!("{}\n", first_line_of_large_output(name)), "{name}");
+        assert_eq!(status.code(), Some(0), "{name}: {stderr}");
+        assert_eq!(stderr, "", "{name}");
+    }
+}
+
+#[test]
+fn a_full_disk_is_exit_1_and_one_message_for_every_command() {
+    for name in ALL {
+        let full = fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let mut child = spawn(name, &[], Stdio::from(full));
+        let feeder = feed(&mut child, large_input(name));
+        let stderr = read_stderr(&mut child);
+        let status = child.wait().expect("wait");
+        feeder.join().expect("feeder");
+        let stderr = stderr.join().expect("stderr");
+        assert_eq!(status.code(), Some(1), "{name}: {stderr}");
+        assert_eq!(
+            stderr,
+            format!("{name}: error: error writing output: No space left on device (os error 28)\n")
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input that cannot be read, output that cannot be created.
+
+#[test]
+fn unreadable_input_is_exit_1_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    let folder = dir.path().join("folder");
+    fs::create_dir(&folder).unwrap();
+    for name in ALL {
+        let result = run(name, &["-i", path_str(&missing)], "");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: cannot open '{}': No such file or directory (os error 2)\n",
+                missing.display()
+            )
+        );
+        let result = run(name, &["-i", path_str(&folder)], "");
+        assert_eq!(result.code, Some(1), "{name}");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: error reading '{}': Is a directory (os error 21)\n",
+                folder.display()
+            )
+        );
+        // Failing to read after the output was opened leaves an existing output as it was.
+        let target = dir.path().join("out.txt");
+        fs::write(&target, "precious\n").unwrap();
+        run(name, &["-i", path_str(&folder), "-o", path_str(&target)], "").failure(1, name);
+        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_eq!(entries(dir.path()), ["folder", "out.txt"], "{name}: no temporary file left");
+    }
+    let result = run("sh-pairs", &["--against", path_str(&missing)], "5\n");
+    assert_eq!(result.code, Some(1));
+    assert_eq!(
+        result.stderr,
+        format!(
+            "sh-pairs: error: cannot open '{}': No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
+}
+
+#[test]
+fn output_into_a_missing_directory_or_onto_a_directory_is_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("out.txt");
+    for name in ALL {
+        let result = run(name, &["-o", path_str(&missing)], sample(name).0);
+        assert_eq!(result.code, Some(1), "{name}");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: cannot create output '{}': No such file or directory (os error 2)\n",
+                missing.display()
+            )
+        );
+        let result = run(name, &["-o", path_str(dir.path())], sample(name).0);
+        assert_eq!(result.code, Some(1), "{name}");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: cannot create output '{}': is a directory\n",
+                dir.path().display()
+            )
+        );
+        assert!(result.stdout.is_empty());
+    }
+    assert!(!dir.path().join("no-such-dir").exists());
+    assert!(entries(dir.path()).is_empty(), "nothing left behind");
+}
+
+// ---------------------------------------------------------------------------------------------
+// An existing --output file is replaced only by a run that succeeds.
+
+#[test]
+fn a_run_that_fails_midway_leaves_the_output_file_untouched() {
+    for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, "precious\n").unwrap();
+        // Many good lines first, so that output was written before the error.
+        let (good, bad) = good_and_bad_lines(name);
+        let input = [good.repeat(100_000), bad.to_string()].concat();
+        let mut args = vec!["-o", path_str(&target)];
+        args.extend_from_slice(bad_flags(name));
+        let result = run(name, &args, input);
+        let line = 100_001;
+        result.failure(1, &format!("{name}: error: line {line}: "));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}: no temporary file left");
+    }
+}
+
+#[test]
+fn a_successful_run_replaces_the_output_keeping_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    for name in ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, "old\n").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        let input = sample(name).0.repeat(2);
+        run(name, &["-o", path_str(&target)], input).success();
+        let written = fs::read_to_string(&target).unwrap();
+        assert_eq!(written.lines().next(), Some(sample(name).1), "{name}");
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640, "{name}");
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}");
+    }
+}
+
+#[test]
+fn the_input_file_can_be_the_output_file() {
+    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("data.txt");
+        fs::write(&file, sample(name).0.repeat(50_000)).unwrap();
+        run(name, &["-i", path_str(&file), "-o", path_str(&file)], "").success();
+        let expected = format!("{}\n", sample(name).1).repeat(50_000);
+        assert!(fs::read_to_string(&file).unwrap() == expected, "{name}: rewritten in place");
+        assert_eq!(entries(dir.path()), ["data.txt"]);
+    }
+}
+
+#[test]
+fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A named pipe, like /dev/null or /dev/stdout: renaming over it would replace it.
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || fs::read_to_string(fifo).unwrap()
+    });
+    run("sh-tokenize", &["-o", path_str(&fifo)], "Hello, World!\n").success();
+    assert_eq!(reader.join().unwrap(), "hello world\n");
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo(), "still a pipe");
+
+    let real = dir.path().join("real.txt");
+    fs::write(&real, "old\n").unwrap();
+    let link = dir.path().join("link.txt");
+    std::os::unix::fs::symlink("real.txt", &link).unwrap();
+    run("sh-tokenize", &["-o", path_str(&link)], "New\n").success();
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
+    assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
+    assert_eq!(entries(dir.path()), ["fifo", "link.txt", "real.txt"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interrupted runs.
+
+fn interrupt(child: &Child) {
+    // The shell's own kill: no package beyond the shell is needed.
+    let status =
+        Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    assert!(status.success(), "kill -INT");
+}
+
+/// Waits until a temporary output file shows up in `dir` (the run is writing its output).
+fn wait_for_partial(dir: &Path) -> PathBuf {
+    let started = Instant::now();
+    loop {
+        if let Some(name) = entries(dir).into_iter().find(|n| n.ends_with(".partial")) {
+            return dir.join(name);
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "no temporary file appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    // The per-document stages write while they read, and sh-cluster opens its output before
+    // reading: interrupted with the output open, they remove the temporary file and exit 130.
+    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-cluster"] {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, "precious\n").unwrap();
+        let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
+        // stdin stays open: the command is in the middle of its input.
+        wait_for_partial(dir.path());
+        interrupt(&child);
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), Some(130), "{name}");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}: temporary file removed");
+    }
+    // sh-pairs writing a huge output (20,000 identical fingerprints: 2 * 10^8 pairs).
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("pairs.tsv");
+    fs::write(&target, "precious\n").unwrap();
+    let mut child = spawn("sh-pairs", &["-k", "0", "-o", path_str(&target)], Stdio::null());
+    let feeder = feed(&mut child, "5\n".repeat(20_000).into_bytes());
+    wait_for_partial(dir.path());
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n");
+    assert_eq!(entries(dir.path()), ["pairs.tsv"]);
+    // sh-pairs reads all its input before it creates the output: interrupted while reading, it
+    // ends at once and there is nothing to clean.
+    {
+        let name = "sh-pairs";
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        fs::write(&target, "precious\n").unwrap();
+        let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        interrupt(&child);
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.signal(), Some(2), "{name}: ended by SIGINT");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory.
+
+/// The peak resident memory of a running process, in bytes (VmHWM).
+fn peak_memory(child: &Child) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{}/status", child.id())).expect("/proc status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kb * 1024
+}
+
+/// Reads from `out` until `lines` lines came; returns the first one.
+fn read_lines(out: &mut impl Read, lines: u64) -> String {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut first = Vec::new();
+    let mut seen = 0u64;
+    while seen < lines {
+        let n = out.read(&mut buf).expect("read");
+        assert!(n > 0, "output ended after {seen} lines");
+        if seen == 0 {
+            first.extend_from_slice(&buf[..n]);
+        }
+        seen += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    let first = String::from_utf8_lossy(&first).into_owned();
+    first.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn pairs_of_a_million_identical_fingerprints_stream_in_bounded_memory() {
+    let mut child = spawn("sh-pairs", &["-k", "0"], Stdio::piped());
+    let feeder = feed(&mut child, "12345\n".repeat(1_000_000).into_bytes());
+    let mut stdout = child.stdout.take().unwrap();
+    // 10^6 records give 5 * 10^11 pairs; 10^7 lines of them must come without the rest held.
+    let first = read_lines(&mut stdout, 10_000_000);
+    let peak = peak_memory(&child);
+    drop(stdout);
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(first, "1\t2\t0");
+    assert_eq!(status.code(), Some(0));
+    assert!(peak < 300 << 20, "peak memory {} MB", peak >> 20);
+}
+
+#[test]
+fn clusters_of_two_million_distinct_ids_stay_within_the_documented_memory() {
+    // 10^6 pairs of distinct numeric ids; the output (10^6 lines) fills the pipe, so the command
+    // is still alive, holding all it needs, when its peak memory is read.
+    let ids = 2_000_000u64;
+    let input: String = (0..ids / 2).map(|i| format!("{}\t{}\n", 2 * i + 1, 2 * i + 2)).collect();
+    let mut child = spawn("sh-cluster", &[], Stdio::piped());
+    let feeder = feed(&mut child, input.into_bytes());
+    let mut stdout = child.stdout.take().unwrap();
+    let first = read_lines(&mut stdout, 1);
+    let peak = peak_memory(&child);
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(first, "1\t2");
+    assert_eq!(status.code(), Some(0));
+    // The manual says about 20 bytes per id for such ids; allow 64, and 64 MB for the rest.
+    let bound = ids * 64 + (64 << 20);
+    assert!(peak < bound, "peak memory {} MB for {ids} ids", peak >> 20);
+}
