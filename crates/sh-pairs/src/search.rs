@@ -149,7 +149,8 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         let mut grouper = std::mem::take(&mut self.grouper);
         grouper.group(set, mask);
-        for range in grouper.groups.clone() {
+        for group in 0..grouper.groups.len() {
+            let range = grouper.groups[group].clone();
             let part = &mut grouper.members[range];
             if disagrees_on_each(part, &self.skipped) {
                 self.descend(part, depth + 1, Some(block));
