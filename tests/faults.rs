@@ -67,13 +67,35 @@ fn bad_flags(name: &str) -> &'static [&'static str] {
 }
 
 fn spawn(name: &str, args: &[&str], stdout: Stdio) -> Child {
-    Command::new(binary(name))
+    // A command started from a shell prompt has the default SIGINT action; one started by a
+    // script's `&` (or nohup) inherits "ignore", and the interrupt tests would then wait on a
+    // command that rightly ignores SIGINT. GNU env starts every child as from a prompt, and
+    // execs it, so the child's pid is the command's.
+    Command::new("env")
+        .arg("--default-signal=INT")
+        .arg(binary(name))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn")
+}
+
+/// Waits for a child that should end soon; a child still running after a minute fails the
+/// test (and is killed) instead of hanging the run.
+fn wait_briefly(child: &mut Child) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the command did not end within a minute");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Writes `input` to the child's stdin from a thread; the child may stop reading early.
@@ -335,7 +357,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         // stdin stays open: the command is in the middle of its input.
         wait_for_partial(dir.path());
         interrupt(&child);
-        let status = child.wait().unwrap();
+        let status = wait_briefly(&mut child);
         drop(stdin);
         assert_eq!(status.code(), Some(130), "{name}");
         assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
@@ -349,7 +371,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
     let feeder = feed(&mut child, "5\n".repeat(20_000).into_bytes());
     wait_for_partial(dir.path());
     interrupt(&child);
-    let status = child.wait().unwrap();
+    let status = wait_briefly(&mut child);
     feeder.join().unwrap();
     assert_eq!(status.code(), Some(130));
     assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n");
@@ -366,7 +388,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
         std::thread::sleep(Duration::from_millis(100));
         interrupt(&child);
-        let status = child.wait().unwrap();
+        let status = wait_briefly(&mut child);
         drop(stdin);
         assert_eq!(status.signal(), Some(2), "{name}: ended by SIGINT");
         assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
