@@ -2,7 +2,7 @@
 //! buffer on the way out, and an `--output` file that is replaced only when the command succeeds.
 
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, StdoutLock, Write};
+use std::io::{self, BufWriter, Read, StdoutLock, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
@@ -19,14 +19,16 @@ pub fn is_std_stream(path: &Path) -> bool {
 }
 
 /// Reads LF-terminated records, dropping the LF and one CR before it; a last line without LF
-/// is a record too. A line that lies whole in the read buffer is handed out from there without
-/// a copy; only a line that straddles a refill is gathered in one reused buffer.
+/// is a record too. Records are handed out from one block buffer without a copy; a line that
+/// straddles a refill is moved to the front first, and a line longer than the buffer grows it.
 pub struct RecordReader {
-    source: Box<dyn BufRead>,
+    source: Box<dyn Read>,
     name: String,
-    buf: Vec<u8>,
-    /// Bytes of the read buffer handed out last time, consumed at the next call.
-    pending: usize,
+    /// `data[start..end]` is read and not yet handed out.
+    data: Vec<u8>,
+    start: usize,
+    end: usize,
+    at_eof: bool,
     line: u64,
 }
 
@@ -51,30 +53,59 @@ impl RecordReader {
 
     /// Reads records from any byte source; `name` appears in read errors.
     pub fn new(source: impl Read + 'static, name: String) -> RecordReader {
-        let source = Box::new(BufReader::with_capacity(READ_BUFFER, source));
-        RecordReader { source, name, buf: Vec::new(), pending: 0, line: 0 }
+        RecordReader {
+            source: Box::new(source),
+            name,
+            data: vec![0; READ_BUFFER],
+            start: 0,
+            end: 0,
+            at_eof: false,
+            line: 0,
+        }
     }
 
     /// The next record without its line ending, or `None` at the end of input.
     pub fn next_record(&mut self) -> Result<Option<&[u8]>> {
-        self.source.consume(std::mem::take(&mut self.pending));
-        let available = self.source.fill_buf().map_err(|e| read_error(&self.name, e))?;
-        if available.is_empty() {
-            return Ok(None);
+        // Where the search for the LF goes on: the bytes before it hold none.
+        let mut searched = self.start;
+        loop {
+            if let Some(at) = crate::record::find_byte(&self.data[searched..self.end], b'\n') {
+                let (first, lf) = (self.start, searched + at);
+                self.start = lf + 1;
+                self.line += 1;
+                return Ok(Some(strip_cr(&self.data[first..lf])));
+            }
+            if self.at_eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                // A last line without LF keeps a final CR: it ends no line.
+                let first = std::mem::replace(&mut self.start, self.end);
+                self.line += 1;
+                return Ok(Some(&self.data[first..self.end]));
+            }
+            searched = self.end - self.start;
+            self.refill()?;
         }
-        self.line += 1;
-        if let Some(end) = memchr::memchr(b'\n', available) {
-            self.pending = end + 1;
-            // The buffer is not empty, so this borrows it again without reading.
-            let available = self.source.fill_buf().map_err(|e| read_error(&self.name, e))?;
-            return Ok(Some(strip_cr(&available[..end])));
+    }
+
+    /// Moves the unread bytes to the front, grows the buffer when they fill it, and reads.
+    fn refill(&mut self) -> Result<()> {
+        self.data.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.end == self.data.len() {
+            self.data.resize(self.data.len() * 2, 0);
         }
-        self.buf.clear();
-        if let Err(e) = self.source.read_until(b'\n', &mut self.buf) {
-            return Err(read_error(&self.name, e));
+        loop {
+            match self.source.read(&mut self.data[self.end..]) {
+                Ok(0) => self.at_eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error(&self.name, e)),
+            }
+            return Ok(());
         }
-        let record = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        Ok(Some(strip_cr_if_lf(record, record.len() < self.buf.len())))
     }
 
     /// The next record with its 1-based line number, for loops that report errors by line.
@@ -96,15 +127,6 @@ fn read_error(name: &str, e: io::Error) -> Error {
 /// A record without the CR of its CRLF ending.
 fn strip_cr(record: &[u8]) -> &[u8] {
     record.strip_suffix(b"\r").unwrap_or(record)
-}
-
-/// A CR is part of the line ending only before an LF: a last line `x\r` keeps it.
-fn strip_cr_if_lf(record: &[u8], had_lf: bool) -> &[u8] {
-    if had_lf {
-        strip_cr(record)
-    } else {
-        record
-    }
 }
 
 /// Standard output, or a temporary file beside the target that replaces it on [`Output::finish`].

@@ -32,13 +32,104 @@ pub fn parse_u64(text: &[u8]) -> Result<u64, NumberError> {
         [] => Err(NumberError::Empty),
         [b'+' | b'-', ..] => Err(NumberError::Signed),
         [b'0', b'x' | b'X', hex @ ..] => parse_hex(hex),
-        // atoi_simd reads up to 20 digits several at a time, as strictly as we do.
-        _ if text.len() <= 20 => atoi_simd::parse_pos::<u64, false>(text).map_err(|e| match e {
-            atoi_simd::AtoiSimdError::Overflow(_) => NumberError::TooLarge,
-            _ => NumberError::NotAnInteger,
-        }),
+        _ if text.len() <= 20 => parse_short_decimal(text),
         _ => parse_decimal(text),
     }
+}
+
+/// 1 to 20 decimal digits. Between stages nearly every number is a 64-bit hash of 19 or 20
+/// digits, so this is the hot path of sh-compute and sh-pairs: the digits are checked and
+/// folded eight at a time, as 64-bit words.
+#[inline]
+fn parse_short_decimal(digits: &[u8]) -> Result<u64, NumberError> {
+    debug_assert!((1..=20).contains(&digits.len()));
+    let (head, words) = digits.split_at(digits.len() % 8);
+    let mut value = 0u64;
+    for &b in head {
+        value = value * 10 + u64::from(decimal_digit(b)?);
+    }
+    for word in words.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        if non_digits(word) != 0 {
+            return Err(NumberError::NotAnInteger);
+        }
+        // Only the last word can overflow (a head of 4 and one word stay below 10^12), and it
+        // has been checked for digits first: junk is reported before size.
+        value = value
+            .checked_mul(100_000_000)
+            .and_then(|v| v.checked_add(eight_digits(word)))
+            .ok_or(NumberError::TooLarge)?;
+    }
+    Ok(value)
+}
+
+/// The value of 1 to 20 ASCII digits (checked by the caller), or `None` when it exceeds 2^64-1:
+/// the leading `len % 8` digits one by one, then each run of eight at once.
+#[inline]
+fn fold_digits(digits: &[u8]) -> Option<u64> {
+    let (head, words) = digits.split_at(digits.len() % 8);
+    let mut value = head.iter().fold(0u64, |value, &b| value * 10 + u64::from(b - b'0'));
+    for word in words.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        value = value.checked_mul(100_000_000)?.checked_add(eight_digits(word))?;
+    }
+    Some(value)
+}
+
+/// The value of eight ASCII digits in a little-endian word, the first (lowest byte) the most
+/// significant: neighbours fold into pairs (10a + b in each 16-bit lane), pairs into fours
+/// (100p + q in each 32-bit lane), fours into the eight.
+#[inline]
+fn eight_digits(word: u64) -> u64 {
+    let d = word - 0x3030_3030_3030_3030;
+    let pairs = (d * 10 + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let fours = (pairs * 100 + (pairs >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (fours & 0xFFFF) * 10_000 + (fours >> 32)
+}
+
+/// The hash at the start of a payload, when it is plain decimal: the value of a run of 1 to 20
+/// digits that a space or the end follows, and the run's length. `None` for anything else (hex,
+/// junk, too many digits), which the caller hands to [`parse_u64`] as a whole item, for the
+/// value or the error. Finding the run's end here spares a separate scan for the space.
+#[inline]
+pub fn leading_decimal(text: &[u8]) -> Option<(u64, usize)> {
+    let len = digit_run(text);
+    if len == 0 || len > 20 || text.get(len).is_some_and(|&b| b != b' ') {
+        return None;
+    }
+    fold_digits(&text[..len]).map(|value| (value, len))
+}
+
+/// How many digits `text` starts with, counted to 24 at most.
+#[inline]
+fn digit_run(text: &[u8]) -> usize {
+    let mut words = text.chunks_exact(8);
+    for (n, word) in words.by_ref().take(3).enumerate() {
+        let not_digit = non_digits(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        if not_digit != 0 {
+            return n * 8 + (not_digit.trailing_zeros() / 8) as usize;
+        }
+    }
+    let scanned = text.len() - words.remainder().len() - words.len() * 8;
+    if words.len() > 0 {
+        return scanned; // 24 digits and more: too many anyway
+    }
+    scanned + words.remainder().iter().take_while(|b| b.is_ascii_digit()).count()
+}
+
+/// The high bit of each byte of a word that is not an ASCII digit, and perhaps of bytes above
+/// the first such: the lowest bit set marks the first non-digit.
+#[inline]
+fn non_digits(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 and adding 6 does not carry out of its low
+    // nibble (0x30..=0x39): both halves of the test give 3 in a digit's byte. XOR leaves zero
+    // in digit bytes, whose high bit then tells a non-digit. A carry out of a byte starts only
+    // at a non-digit, and only the first non-digit counts.
+    let high = word & (0xF0 * ONES);
+    let carried = (word.wrapping_add(0x06 * ONES) & (0xF0 * ONES)) >> 4;
+    let x = (high | carried) ^ (0x33 * ONES);
+    (((x & (0x7F * ONES)) + 0x7F * ONES) | x) & (0x80 * ONES)
 }
 
 /// Any number of decimal digits; the slow path for numbers of more than 20 bytes.
@@ -142,6 +233,53 @@ pub fn write_u64<W: std::io::Write>(out: &mut W, value: u64) -> std::io::Result<
     out.write_all(itoa::Buffer::new().format(value).as_bytes())
 }
 
+/// Appends a u64 in decimal to a buffer. Hashes and fingerprints are mostly 19 or 20 digits:
+/// they are cut into a head below 10^4 and two runs of eight digits, each run spelled with a few
+/// multiplications on one 64-bit word and stored as eight bytes at once.
+#[inline]
+pub fn push_u64(out: &mut Vec<u8>, value: u64) {
+    const E8: u64 = 100_000_000;
+    if value < E8 {
+        push_below_e8(out, value as u32);
+        return;
+    }
+    let low = (value % E8) as u32;
+    let high = value / E8;
+    if high < E8 {
+        push_below_e8(out, high as u32);
+    } else {
+        push_below_e8(out, (high / E8) as u32);
+        out.extend_from_slice(&spell_eight((high % E8) as u32).to_le_bytes());
+    }
+    out.extend_from_slice(&spell_eight(low).to_le_bytes());
+}
+
+/// A number below 10^8 without leading zeros.
+#[inline]
+fn push_below_e8(out: &mut Vec<u8>, value: u32) {
+    let word = spell_eight(value);
+    // Leading zeros are the low bytes equal to '0'; a zero keeps its last digit.
+    let zeros = ((word ^ 0x3030_3030_3030_3030).trailing_zeros() / 8).min(7) as usize;
+    let start = out.len();
+    out.extend_from_slice(&(word >> (8 * zeros)).to_le_bytes());
+    out.truncate(start + 8 - zeros);
+}
+
+/// Eight ASCII digits of a number below 10^8, zero-padded, the first digit in the lowest byte.
+#[inline]
+fn spell_eight(value: u32) -> u64 {
+    debug_assert!(value < 100_000_000);
+    // Two 32-bit lanes of four digits, split into 16-bit lanes of two digits (x / 100 is
+    // x * 5243 >> 19 for x < 10^4), then into bytes of one digit (x / 10 is x * 103 >> 10 for
+    // x < 100). No lane overflows into the next.
+    let fours = u64::from(value / 10_000) | u64::from(value % 10_000) << 32;
+    let hundreds = ((fours * 5243) >> 19) & 0x0000_007F_0000_007F;
+    let pairs = hundreds | (fours - hundreds * 100) << 16;
+    let tens = ((pairs * 103) >> 10) & 0x000F_000F_000F_000F;
+    let digits = tens | (pairs - tens * 10) << 8;
+    digits | 0x3030_3030_3030_3030
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +315,44 @@ mod tests {
     }
 
     #[test]
+    fn spelling_at_the_edges_of_every_length() {
+        let mut edges = vec![0, u64::MAX];
+        for digits in 1..20 {
+            let power = 10u64.pow(digits);
+            edges.extend([power - 1, power, power + 1]);
+        }
+        for value in edges {
+            let mut text = Vec::new();
+            push_u64(&mut text, value);
+            assert_eq!(text, value.to_string().as_bytes());
+            write_u64(&mut text, value).unwrap();
+            assert_eq!(text, format!("{value}{value}").as_bytes());
+            assert_eq!(parse_u64(value.to_string().as_bytes()), Ok(value));
+        }
+        for value in 0..100_000u64 {
+            let mut text = Vec::new();
+            push_u64(&mut text, value * 1000 + value % 1000);
+            assert_eq!(text, (value * 1000 + value % 1000).to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn every_byte_in_an_eight_digit_word() {
+        // Each position with every byte value: only '0'..='9' pass the word test.
+        for position in 0..8 {
+            for byte in 0..=255u8 {
+                let mut chunk = *b"12345678";
+                chunk[position] = byte;
+                let expected = std::str::from_utf8(&chunk)
+                    .ok()
+                    .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
+                    .map(|t| t.parse::<u64>().unwrap());
+                assert_eq!(parse_u64(&chunk).ok(), expected, "{chunk:?}");
+            }
+        }
+    }
+
+    #[test]
     fn weights() {
         assert_eq!(parse_weight(b"2"), Some(2.0));
         assert_eq!(parse_weight(b"-0.5"), Some(-0.5));
@@ -203,6 +379,62 @@ mod tests {
                 parse_decimal(text.as_bytes())
             };
             prop_assert_eq!(parse_u64(text.as_bytes()), slow);
+        }
+
+        #[test]
+        fn push_u64_spells_like_std(value: u64, shift in 0u32..64) {
+            for value in [value, value >> shift] {
+                let mut text = b"x".to_vec();
+                push_u64(&mut text, value);
+                prop_assert_eq!(String::from_utf8_lossy(&text[1..]), value.to_string());
+            }
+        }
+
+        #[test]
+        fn digit_strings_of_every_length_parse_like_std(text in "[0-9]{1,20}") {
+            prop_assert_eq!(parse_u64(text.as_bytes()).ok(), text.parse::<u64>().ok());
+        }
+
+        #[test]
+        fn one_bad_byte_anywhere_is_refused(text in "[0-9]{1,20}", at: usize, bad: u8) {
+            prop_assume!(!bad.is_ascii_digit());
+            let mut bytes = text.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = bad;
+            let expected = match (at, bad) {
+                (0, b'+' | b'-') => NumberError::Signed,
+                _ => NumberError::NotAnInteger,
+            };
+            // "0x..." is hex: only a leading '0' then 'x' changes the meaning.
+            prop_assume!(!(at == 1 && bytes[0] == b'0' && (bad == b'x' || bad == b'X')));
+            prop_assert_eq!(parse_u64(&bytes), Err(expected));
+        }
+
+        #[test]
+        fn leading_decimal_is_the_first_item_when_it_is_plain_decimal(
+            text in "[0-9]{0,22}[ x:/]?[0-9 ]{0,4}"
+        ) {
+            let bytes = text.as_bytes();
+            let item = &bytes[..bytes.iter().position(|&b| b == b' ').unwrap_or(bytes.len())];
+            let plain = !item.is_empty() && item.len() <= 20 && item.iter().all(u8::is_ascii_digit);
+            let expected = if plain {
+                parse_u64(item).ok().map(|value| (value, item.len()))
+            } else {
+                None
+            };
+            prop_assert_eq!(leading_decimal(bytes), expected);
+        }
+
+        #[test]
+        fn digit_run_counts_leading_digits(text in "[0-9]{0,30}[^0-9]?.{0,3}", at in 0usize..8) {
+            let bytes = &text.as_bytes()[at.min(text.len())..];
+            let expected = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            let got = digit_run(bytes);
+            if expected <= 24 {
+                prop_assert_eq!(got, expected);
+            } else {
+                prop_assert!(got >= 24);
+            }
         }
 
         #[test]

@@ -7,8 +7,8 @@ use std::io::Write;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::number::{parse_u64, split_weight, write_u64, WEIGHT_ERROR};
-use sh_core::record::{items, split_id, write_id};
+use sh_core::number::{leading_decimal, parse_u64, split_weight, write_u64, WEIGHT_ERROR};
+use sh_core::record::{find_byte, items, split_id, write_id};
 use sh_core::{Error, Result};
 
 pub use simhash::Simhash;
@@ -61,13 +61,13 @@ pub fn run(args: Args) -> Result<()> {
         simhash.clear();
         // One scan of the line tells whether any item can carry a weight.
         let weighted = memchr::memchr(b':', payload).is_some();
-        for item in items(payload) {
-            let added = if weighted {
-                add_item(&mut simhash, item)
-            } else {
-                parse_u64(item).map(|hash| simhash.add(hash)).map_err(|e| e.to_string())
-            };
-            added.map_err(|what| Error::input(line, what, item))?;
+        if weighted {
+            for item in items(payload) {
+                add_item(&mut simhash, item).map_err(|what| Error::input(line, what, item))?;
+            }
+        } else {
+            add_plain_items(&mut simhash, payload)
+                .map_err(|(what, item)| Error::input(line, what, item))?;
         }
         write_id(&mut out, id)?;
         if let Some(fingerprint) = simhash.fingerprint() {
@@ -76,6 +76,31 @@ pub fn run(args: Args) -> Result<()> {
         out.write_all(b"\n")?;
     }
     out.finish()
+}
+
+/// Adds every item of a payload without weights: the items of [`items`], each read with
+/// [`leading_decimal`] when it is plain decimal and with `parse_u64` otherwise; on bad input,
+/// what is wrong and the offending item.
+fn add_plain_items<'a>(
+    simhash: &mut Simhash,
+    payload: &'a [u8],
+) -> std::result::Result<(), (String, &'a [u8])> {
+    let mut rest = payload;
+    loop {
+        let Some(start) = rest.iter().position(|&b| b != b' ') else {
+            return Ok(());
+        };
+        rest = &rest[start..];
+        if let Some((hash, len)) = leading_decimal(rest) {
+            simhash.add(hash);
+            rest = &rest[len..];
+            continue;
+        }
+        let end = find_byte(rest, b' ').unwrap_or(rest.len());
+        let item = &rest[..end];
+        simhash.add(parse_u64(item).map_err(|e| (e.to_string(), item))?);
+        rest = &rest[end..];
+    }
 }
 
 /// Adds `HASH` or `HASH:WEIGHT`; the error is what is wrong with it.

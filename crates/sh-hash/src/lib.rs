@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::number::{parse_u64, parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::number::{parse_u64, parse_weight, push_u64, split_weight, WEIGHT_ERROR};
 use sh_core::record::{items, split_id, write_id};
 use sh_core::{Error, Result};
 
@@ -88,7 +88,6 @@ pub fn hash_items<'a>(
     weighted: bool,
     out: &mut Vec<u8>,
 ) -> std::result::Result<(), (&'static str, &'a [u8])> {
-    let mut digits = itoa::Buffer::new();
     for item in items(payload) {
         if !out.is_empty() {
             out.push(b' ');
@@ -99,11 +98,11 @@ pub fn hash_items<'a>(
             if parse_weight(weight).is_none() {
                 return Err((WEIGHT_ERROR, item));
             }
-            out.extend_from_slice(digits.format(hash64(key, seed)).as_bytes());
+            push_u64(out, hash64(key, seed));
             out.push(b':');
             out.extend_from_slice(weight);
         } else {
-            out.extend_from_slice(digits.format(hash64(item, seed)).as_bytes());
+            push_u64(out, hash64(item, seed));
         }
     }
     Ok(())

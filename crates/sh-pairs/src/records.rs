@@ -82,6 +82,22 @@ pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result
     let mut named: Option<bool> = None;
     while let Some((line, record)) = input.next_numbered()? {
         progress.tick();
+        // The common line, a lone decimal fingerprint, parses without looking for an id or
+        // items: digits alone hold no TAB and no space. Anything else takes the general path,
+        // which also words every error.
+        if !named.unwrap_or(false) && record.first().is_some_and(u8::is_ascii_digit) {
+            if let Ok(fingerprint) = parse_u64(record) {
+                named = Some(false);
+                if let Ids::LineNumbers { lines: Some(lines) } = &mut records.ids {
+                    lines.push(line);
+                }
+                if records.fingerprints.len() > RecordIndex::MAX as usize {
+                    return Err(Error::input(line, "more than 2^32-1 records in one run", record));
+                }
+                records.fingerprints.push(fingerprint);
+                continue;
+            }
+        }
         let (id, payload) = split_id(record);
         let mut fields = items(payload);
         let Some(text) = fields.next() else {
