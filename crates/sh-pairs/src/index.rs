@@ -21,8 +21,9 @@ impl Index {
     ///
     /// Records are first dealt into buckets by the top bits of their fingerprint (a counting
     /// sort, stable, so each bucket lists its records in input order); then each bucket, small
-    /// enough to stay in cache, is sorted by fingerprint on its own.
-    pub fn build(fingerprints: Vec<u64>) -> Index {
+    /// enough to stay in cache, is sorted by fingerprint on its own, the buckets cut into
+    /// `threads` runs sorted side by side.
+    pub fn build(fingerprints: Vec<u64>, threads: usize) -> Index {
         let n = fingerprints.len();
         let bucket_bits = bucket_bits(n);
         let bucket_of =
@@ -43,32 +44,52 @@ impl Index {
         }
         drop(fill);
 
-        let mut index = Index {
-            distinct: Vec::new(),
-            group_start: Vec::new(),
-            members: Vec::new(),
-            group_of: vec![0; n],
-        };
-        let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
-        for b in 0..bucket_start.len() - 1 {
-            let records = &mut members[bucket_start[b]..bucket_start[b + 1]];
-            bucket.clear();
-            bucket.extend(records.iter().map(|&r| (fingerprints[r as usize], r)));
-            bucket.sort_unstable();
-            for (i, &(fp, record)) in bucket.iter().enumerate() {
-                if index.distinct.last() != Some(&fp) {
-                    index.distinct.push(fp);
-                    index.group_start.push((bucket_start[b] + i) as RecordIndex);
-                }
-                records[i] = record;
-                index.group_of[record as usize] = (index.distinct.len() - 1) as u32;
+        // Each run of buckets writes its distinct fingerprints and their first positions from
+        // the run's first position on (a run of m records has at most m of them); the runs are
+        // then closed up.
+        let mut distinct = vec![0u64; n];
+        let mut group_start: Vec<RecordIndex> = vec![0; n + 1];
+        let runs = bucket_runs(&bucket_start, if n < PARALLEL_FROM { 1 } else { threads.max(1) });
+        let found: Vec<usize> = std::thread::scope(|scope| {
+            let (mut members, mut distinct, mut group_start) =
+                (&mut members[..], &mut distinct[..], &mut group_start[..]);
+            let mut workers = Vec::new();
+            for run in &runs {
+                let len = bucket_start[run.end] - bucket_start[run.start];
+                let (run_members, rest) = std::mem::take(&mut members).split_at_mut(len);
+                members = rest;
+                let (run_distinct, rest) = std::mem::take(&mut distinct).split_at_mut(len);
+                distinct = rest;
+                let (run_starts, rest) = std::mem::take(&mut group_start).split_at_mut(len);
+                group_start = rest;
+                let (buckets, fingerprints) = (&bucket_start[run.start..=run.end], &fingerprints);
+                workers.push(scope.spawn(move || {
+                    sort_buckets(buckets, fingerprints, run_members, run_distinct, run_starts)
+                }));
+            }
+            workers.into_iter().map(|w| w.join().expect("grouping thread")).collect()
+        });
+        let mut groups = 0;
+        for (run, &count) in runs.iter().zip(&found) {
+            let first = bucket_start[run.start];
+            distinct.copy_within(first..first + count, groups);
+            group_start.copy_within(first..first + count, groups);
+            groups += count;
+        }
+        distinct.truncate(groups);
+        distinct.shrink_to_fit();
+        group_start.truncate(groups);
+        group_start.push(n as RecordIndex);
+        group_start.shrink_to_fit();
+        drop(fingerprints);
+
+        let mut group_of = vec![0u32; n];
+        for (g, bounds) in group_start.windows(2).enumerate() {
+            for &record in &members[bounds[0] as usize..bounds[1] as usize] {
+                group_of[record as usize] = g as u32;
             }
         }
-        index.group_start.push(n as RecordIndex);
-        index.members = members;
-        index.distinct.shrink_to_fit();
-        index.group_start.shrink_to_fit();
-        index
+        Index { distinct, group_start, members, group_of }
     }
 
     pub fn records(&self) -> usize {
@@ -93,6 +114,66 @@ impl Index {
     pub fn fingerprint(&self, g: u32) -> u64 {
         self.distinct[g as usize]
     }
+}
+
+/// Below this many records one thread sorts all the buckets.
+const PARALLEL_FROM: usize = 1 << 16;
+
+/// Cuts the buckets into at most `threads` runs of about equal numbers of records.
+fn bucket_runs(bucket_start: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
+    let buckets = bucket_start.len() - 1;
+    let n = bucket_start[buckets];
+    let mut runs = Vec::with_capacity(threads);
+    let mut start = 0;
+    for t in 1..=threads {
+        let end = if t == threads {
+            buckets
+        } else {
+            // The first bucket boundary at or past t/threads of the records.
+            let target = n / threads * t;
+            start.max(bucket_start.partition_point(|&s| s < target).min(buckets))
+        };
+        if end > start {
+            runs.push(start..end);
+            start = end;
+        }
+    }
+    if runs.is_empty() {
+        runs.push(0..buckets);
+    }
+    runs
+}
+
+/// Sorts a run of buckets (`bounds` are their starts and the run's end, in positions of the
+/// whole), reordering `members` by fingerprint within each bucket. Writes the run's distinct
+/// fingerprints and their first positions to the fronts of `distinct` and `starts`; returns
+/// how many there are.
+fn sort_buckets(
+    bounds: &[usize],
+    fingerprints: &[u64],
+    members: &mut [RecordIndex],
+    distinct: &mut [u64],
+    starts: &mut [RecordIndex],
+) -> usize {
+    let first = bounds[0];
+    let mut count = 0;
+    let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
+    for b in bounds.windows(2) {
+        let records = &mut members[b[0] - first..b[1] - first];
+        bucket.clear();
+        bucket.extend(records.iter().map(|&r| (fingerprints[r as usize], r)));
+        bucket.sort_unstable();
+        for (i, &(fp, record)) in bucket.iter().enumerate() {
+            // Buckets hold disjoint fingerprints: a repeat can only follow within one.
+            if i == 0 || bucket[i - 1].0 != fp {
+                distinct[count] = fp;
+                starts[count] = (b[0] + i) as RecordIndex;
+                count += 1;
+            }
+            records[i] = record;
+        }
+    }
+    count
 }
 
 /// Buckets of about 256 records: sorting one stays in cache.
@@ -154,7 +235,7 @@ mod tests {
     fn many_buckets_keep_groups_whole_and_in_input_order() {
         let fingerprints: Vec<u64> =
             (0..5000u64).map(|i| (i % 1000).wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-        let index = Index::build(fingerprints.clone());
+        let index = Index::build(fingerprints.clone(), 2);
         assert_eq!(index.distinct.len(), 1000);
         assert!(index.distinct.windows(2).all(|w| w[0] < w[1]));
         for g in 0..1000 {
@@ -169,8 +250,62 @@ mod tests {
     }
 
     #[test]
+    fn any_number_of_threads_builds_the_same_index() {
+        // Enough records for several runs, with repeats, skewed top bits (a crowded bucket)
+        // and the extremes.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut fingerprints: Vec<u64> = (0..(PARALLEL_FROM as u64) * 3)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match i % 7 {
+                    0 => x % 5000,
+                    1 => x >> 40,
+                    _ => x,
+                }
+            })
+            .collect();
+        fingerprints.extend([0, u64::MAX, 0, u64::MAX]);
+        let mut expected: Vec<(u64, Vec<RecordIndex>)> = Vec::new();
+        let mut order: Vec<usize> = (0..fingerprints.len()).collect();
+        order.sort_by_key(|&r| (fingerprints[r], r));
+        for r in order {
+            match expected.last_mut() {
+                Some((fp, members)) if *fp == fingerprints[r] => members.push(r as RecordIndex),
+                _ => expected.push((fingerprints[r], vec![r as RecordIndex])),
+            }
+        }
+        for threads in [1, 2, 3, 8] {
+            let index = Index::build(fingerprints.clone(), threads);
+            assert_eq!(index.distinct.len(), expected.len(), "{threads} threads");
+            for (g, (fp, members)) in expected.iter().enumerate() {
+                assert_eq!(index.fingerprint(g as u32), *fp);
+                assert_eq!(index.members(g as u32), members.as_slice());
+                assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
+            }
+        }
+    }
+
+    #[test]
+    fn runs_cover_every_bucket_once() {
+        for (starts, threads) in [
+            (vec![0, 0, 0, 0], 2),
+            (vec![0, 10, 10, 10, 30], 3),
+            (vec![0, 100, 100, 101], 8),
+            (vec![0, 1, 2, 3, 4, 5], 2),
+        ] {
+            let runs = bucket_runs(&starts, threads);
+            assert!(runs.len() <= threads);
+            assert_eq!(runs.first().unwrap().start, 0);
+            assert_eq!(runs.last().unwrap().end, starts.len() - 1);
+            assert!(runs.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
+        }
+    }
+
+    #[test]
     fn groups_keep_input_order() {
-        let index = Index::build(vec![5, 3, 5, 9, 3, 5]);
+        let index = Index::build(vec![5, 3, 5, 9, 3, 5], 2);
         assert_eq!(index.distinct, [3, 5, 9]);
         assert_eq!(index.members(0), [1, 4]);
         assert_eq!(index.members(1), [0, 2, 5]);

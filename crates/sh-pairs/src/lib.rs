@@ -272,7 +272,7 @@ pub fn write_pairs<W: Write>(
         fingerprints.append(&mut corpus.fingerprints);
         corpus.fingerprints = Vec::new();
     }
-    let index = Index::build(fingerprints);
+    let index = Index::build(fingerprints, options.threads);
     let blocks = options.blocks.unwrap_or_else(|| choose_blocks(index.distinct.len(), k));
     if blocks <= k || blocks > 64 {
         return Err(Error::usage(format!("--blocks ({blocks}) must be in {}..=64", k + 1)));
