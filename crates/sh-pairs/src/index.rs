@@ -120,7 +120,7 @@ impl Index {
 const PARALLEL_FROM: usize = 1 << 16;
 
 /// Cuts the buckets into at most `threads` runs of about equal numbers of records.
-fn bucket_runs(bucket_start: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn bucket_runs(bucket_start: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
     let buckets = bucket_start.len() - 1;
     let n = bucket_start[buckets];
     let mut runs = Vec::with_capacity(threads);

@@ -74,15 +74,18 @@ impl<'a, F: OnPair> Search<'a, F> {
         0..=self.k as usize
     }
 
-    /// Splits `set` by block `first` and returns the ranges of the parts worth searching.
+    /// Splits `set` by block `first` and returns the ranges of the parts worth searching. A
+    /// large set is sorted on `threads` threads, with `scratch` as room for a copy.
     pub fn split_by_first_block(
         &self,
         set: &mut [u64],
         first: usize,
+        threads: usize,
+        scratch: &mut Vec<u64>,
     ) -> Vec<std::ops::Range<usize>> {
         let skipped: Vec<u64> = (0..first).map(|j| self.blocks.mask(j)).collect();
         let mask = self.blocks.mask(first);
-        sort_by_block(set, mask);
+        sort_by_block_on_threads(set, mask, threads, scratch);
         let mut parts = Vec::new();
         let mut start = 0;
         while start < set.len() {
@@ -188,8 +191,9 @@ pub fn search_in_parallel<H: OnPair + Send>(
         return 0; // distinct fingerprints are never 0 bits apart
     }
     let splitter = Search::new(blocks, k, CollectPairs::default());
+    let mut scratch = Vec::new();
     for first in splitter.first_blocks() {
-        let parts = splitter.split_by_first_block(set, first);
+        let parts = splitter.split_by_first_block(set, first, threads, &mut scratch);
         let shares = share_out(set, &parts, threads);
         compared += std::thread::scope(|scope| {
             let workers: Vec<_> = shares
@@ -320,6 +324,97 @@ fn sort_by_block(set: &mut [u64], mask: u64) {
     }
 }
 
+/// Sets from this size are sorted on several threads when there are.
+const PARALLEL_SORT_FROM: usize = 1 << 18;
+
+/// At most this many bits of a block are dealt out in the parallel pass; the rest are sorted
+/// within each part.
+const PARTITION_BITS: u32 = 12;
+
+/// [`sort_by_block`] on `threads` threads for a large set. The counts of each value of the
+/// block's top bits are taken in parallel; the values are then cut into one run per thread,
+/// each owning the part of `scratch` its values fill, and every thread reads the whole set and
+/// copies out the fingerprints of its own values (so no two threads write the same part). Each
+/// thread then sorts its parts on the block's lower bits, if any, and copies them back.
+fn sort_by_block_on_threads(set: &mut [u64], mask: u64, threads: usize, scratch: &mut Vec<u64>) {
+    let n = set.len();
+    if threads < 2 || n < PARALLEL_SORT_FROM {
+        sort_by_block(set, mask);
+        return;
+    }
+    let bits = mask.count_ones();
+    let shift = mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS);
+    let values = 1usize << bits.min(PARTITION_BITS);
+    let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
+
+    let chunk = n.div_ceil(threads);
+    let mut starts = vec![0usize; values + 1];
+    std::thread::scope(|scope| {
+        let counters: Vec<_> = set
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut counts = vec![0usize; values];
+                    for &fp in part {
+                        counts[value(fp)] += 1;
+                    }
+                    counts
+                })
+            })
+            .collect();
+        for counter in counters {
+            let counts = counter.join().expect("counting thread");
+            for (total, count) in starts[1..].iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+    });
+    for v in 1..=values {
+        starts[v] += starts[v - 1];
+    }
+    let runs = crate::index::bucket_runs(&starts, threads);
+
+    if scratch.len() < n {
+        scratch.resize(n, 0);
+    }
+    let source: &[u64] = set;
+    std::thread::scope(|scope| {
+        let mut rest = &mut scratch[..n];
+        for run in &runs {
+            let (base, end) = (starts[run.start], starts[run.end]);
+            let (own, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
+            rest = tail;
+            let (run, starts) = (run.clone(), &starts);
+            scope.spawn(move || {
+                let mut fill: Vec<usize> = starts[run.clone()].iter().map(|s| s - base).collect();
+                for &fp in source {
+                    let v = value(fp);
+                    if run.contains(&v) {
+                        let slot = &mut fill[v - run.start];
+                        own[*slot] = fp;
+                        *slot += 1;
+                    }
+                }
+                if bits > PARTITION_BITS {
+                    for v in run {
+                        sort_by_block(&mut own[starts[v] - base..starts[v + 1] - base], mask);
+                    }
+                }
+            });
+        }
+    });
+    std::thread::scope(|scope| {
+        let (mut to, mut from) = (&mut set[..], &scratch[..n]);
+        for run in &runs {
+            let len = starts[run.end] - starts[run.start];
+            let (to_run, to_rest) = std::mem::take(&mut to).split_at_mut(len);
+            let (from_run, from_rest) = from.split_at(len);
+            (to, from) = (to_rest, from_rest);
+            scope.spawn(move || to_run.copy_from_slice(from_run));
+        }
+    });
+}
+
 /// How many fingerprints at the start of `set` have the bits of the first under `mask`.
 fn run_length(set: &[u64], mask: u64) -> usize {
     let value = set[0] & mask;
@@ -365,6 +460,37 @@ mod tests {
             }
         }
         pairs
+    }
+
+    #[test]
+    fn the_parallel_sort_groups_like_the_plain_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let set: Vec<u64> = (0..PARALLEL_SORT_FROM as u64 + 4321)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 5 == 0 {
+                    x & 0xffff
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let mut scratch = Vec::new();
+        // Blocks of 8 to 16 bits (one pass, or a pass and sorted parts), low, middle, high.
+        for mask in [0xffu64, 0xfff << 20, 0x1fff << 40, 0xffff << 48, 0xffff, 0x3ff << 54] {
+            for threads in [2, 3] {
+                let mut ours = set.clone();
+                sort_by_block_on_threads(&mut ours, mask, threads, &mut scratch);
+                let mut plain = set.clone();
+                sort_by_block(&mut plain, mask);
+                assert!(ours.windows(2).all(|w| w[0] & mask <= w[1] & mask), "{mask:x}");
+                ours.sort_unstable();
+                plain.sort_unstable();
+                assert_eq!(ours, plain, "the same fingerprints, {mask:x}");
+            }
+        }
     }
 
     #[test]
