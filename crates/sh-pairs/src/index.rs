@@ -14,6 +14,10 @@ pub struct Index {
     members: Vec<RecordIndex>,
     /// The group of each record.
     group_of: Vec<u32>,
+    /// Where the distinct fingerprints of each value of the top `lookup_bits` bits start: a
+    /// fingerprint is looked up in a bucket of a few hundred, not in all.
+    lookup: Vec<u32>,
+    lookup_bits: u32,
 }
 
 impl Index {
@@ -89,7 +93,15 @@ impl Index {
                 group_of[record as usize] = g as u32;
             }
         }
-        Index { distinct, group_start, members, group_of }
+        let lookup_bits = self::bucket_bits(distinct.len());
+        let mut lookup = vec![0u32; (1 << lookup_bits) + 1];
+        for &fp in &distinct {
+            lookup[top_bits(fp, lookup_bits) + 1] += 1;
+        }
+        for b in 1..lookup.len() {
+            lookup[b] += lookup[b - 1];
+        }
+        Index { distinct, group_start, members, group_of, lookup, lookup_bits }
     }
 
     pub fn records(&self) -> usize {
@@ -108,7 +120,12 @@ impl Index {
 
     /// The group of a fingerprint that is in the index.
     pub fn group_of_fingerprint(&self, fp: u64) -> u32 {
-        self.distinct.binary_search(&fp).expect("fingerprint found by the search is indexed") as u32
+        let bucket = top_bits(fp, self.lookup_bits);
+        let (start, end) = (self.lookup[bucket] as usize, self.lookup[bucket + 1] as usize);
+        let at = self.distinct[start..end]
+            .binary_search(&fp)
+            .expect("fingerprint found by the search is indexed");
+        (start + at) as u32
     }
 
     pub fn fingerprint(&self, g: u32) -> u64 {
@@ -174,6 +191,15 @@ fn sort_buckets(
         }
     }
     count
+}
+
+/// The top `bits` bits of a fingerprint (none for 0 bits).
+fn top_bits(fp: u64, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (fp >> (64 - bits)) as usize
+    }
 }
 
 /// Buckets of about 256 records: sorting one stays in cache.
@@ -281,6 +307,7 @@ mod tests {
             assert_eq!(index.distinct.len(), expected.len(), "{threads} threads");
             for (g, (fp, members)) in expected.iter().enumerate() {
                 assert_eq!(index.fingerprint(g as u32), *fp);
+                assert_eq!(index.group_of_fingerprint(*fp), g as u32);
                 assert_eq!(index.members(g as u32), members.as_slice());
                 assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
             }

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
-use sh_core::number::write_u64;
+use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
@@ -301,6 +301,7 @@ pub fn write_pairs<W: Write>(
         query_ids: &query.ids,
         corpus_ids: corpus.as_ref().map(|c| &c.ids),
         queries: queries as RecordIndex,
+        line: Vec::new(),
     };
     let pairs = emit_pairs(&index, &neighbours, selection, &mut writer)?;
     Ok(Summary {
@@ -395,6 +396,8 @@ struct PairWriter<'a, W> {
     query_ids: &'a Ids,
     corpus_ids: Option<&'a Ids>,
     queries: RecordIndex,
+    /// A TSV line is put together here and written at once.
+    line: Vec<u8>,
 }
 
 impl<'a, W> PairWriter<'a, W> {
@@ -415,12 +418,15 @@ impl<W: Write> PairSink for PairWriter<'_, W> {
         match self.format {
             Format::Tsv => {
                 let (id_a, id_b) = (self.id(a), self.id(b));
-                let out = &mut *self.out;
-                id_a.write_text(out)?;
-                out.write_all(b"\t")?;
-                id_b.write_text(out)?;
-                out.write_all(b"\t")?;
-                write_u64(out, u64::from(distance))?;
+                let line = &mut self.line;
+                line.clear();
+                id_a.push_text(line);
+                line.push(b'\t');
+                id_b.push_text(line);
+                line.push(b'\t');
+                push_u64(line, u64::from(distance));
+                line.push(b'\n');
+                return self.out.write_all(line);
             }
             Format::Json if !self.has_named_ids() => {
                 let fp = |r| self.index.fingerprint(self.index.group_of(r));

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use sh_core::number::{parse_u64, write_u64};
+use sh_core::number::{parse_u64, push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::record::{items, split_id};
 use sh_core::{Error, RecordReader, Result};
@@ -57,6 +57,14 @@ pub enum Id<'a> {
 }
 
 impl Id<'_> {
+    /// Appends the id as text, as [`Id::write_text`] writes it.
+    pub fn push_text(self, line: &mut Vec<u8>) {
+        match self {
+            Id::Line(number) => push_u64(line, number),
+            Id::Named(id) => line.extend_from_slice(id),
+        }
+    }
+
     pub fn write_text<W: Write>(self, out: &mut W) -> std::io::Result<()> {
         match self {
             Id::Line(line) => write_u64(out, line),
