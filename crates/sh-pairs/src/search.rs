@@ -136,11 +136,14 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// The children of one block choice, found by sorting `set` by the block's value.
     fn descend_sorted(&mut self, set: &mut [u64], mask: u64, depth: usize, block: usize) {
         sort_by_block(set, mask);
+        let leaf = depth + 1 == self.table_size();
         let mut start = 0;
         while start < set.len() {
             let len = run_length(&set[start..], mask);
             let part = &mut set[start..start + len];
-            if len >= 2 && disagrees_on_each(part, &self.skipped) {
+            if len >= 2 && (leaf || len <= COMPARE_ALL_BELOW) {
+                self.compare_all(part); // as in descend_hashed
+            } else if len >= 2 && disagrees_on_each(part, &self.skipped) {
                 self.descend(part, depth + 1, Some(block));
             }
             start += len;
@@ -152,10 +155,15 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         let mut grouper = std::mem::take(&mut self.grouper);
         grouper.group(set, mask);
+        let leaf = depth + 1 == self.table_size();
         for group in 0..grouper.groups.len() {
             let range = grouper.groups[group].clone();
             let part = &mut grouper.members[range];
-            if disagrees_on_each(part, &self.skipped) {
+            if leaf || part.len() <= COMPARE_ALL_BELOW {
+                // What the child would do at once (its pairs are checked against the skipped
+                // blocks one by one), without the call.
+                self.compare_all(part);
+            } else if disagrees_on_each(part, &self.skipped) {
                 self.descend(part, depth + 1, Some(block));
             }
         }
@@ -256,6 +264,8 @@ struct Grouper {
     /// Members of the groups of two or more, group after group.
     members: Vec<u64>,
     groups: Vec<std::ops::Range<usize>>,
+    /// The slots of the groups of two or more, in the order their second member came.
+    shared: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -266,11 +276,13 @@ impl Grouper {
         let bits = capacity.trailing_zeros();
         self.slots.clear();
         self.slots.resize(capacity, NONE);
-        self.previous.clear();
-        self.previous.resize(set.len(), NONE);
+        // Every member's entry is written below, so stale entries need no clearing.
+        if self.previous.len() < set.len() {
+            self.previous.resize(set.len(), NONE);
+        }
         self.members.clear();
         self.groups.clear();
-        let mut shared = false;
+        self.shared.clear();
         for (i, &fp) in set.iter().enumerate() {
             let key = fp & mask;
             let mut slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
@@ -278,26 +290,23 @@ impl Grouper {
                 let last = self.slots[slot];
                 if last == NONE {
                     self.slots[slot] = i as u32;
+                    self.previous[i] = NONE;
                     break;
                 }
                 if set[last as usize] & mask == key {
+                    if self.previous[last as usize] == NONE {
+                        self.shared.push(slot as u32); // the group's second member
+                    }
                     self.previous[i] = last;
                     self.slots[slot] = i as u32;
-                    shared = true;
                     break;
                 }
                 slot = (slot + 1) & (capacity - 1);
             }
         }
-        if !shared {
-            return;
-        }
-        for &last in &self.slots {
-            if last == NONE || self.previous[last as usize] == NONE {
-                continue;
-            }
+        for &slot in &self.shared {
             let start = self.members.len();
-            let mut member = last;
+            let mut member = self.slots[slot as usize];
             while member != NONE {
                 self.members.push(set[member as usize]);
                 member = self.previous[member as usize];
