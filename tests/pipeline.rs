@@ -505,3 +505,33 @@ fn a_reader_that_goes_away_ends_the_stage_quietly() {
         assert_eq!(stderr, "", "{name}");
     }
 }
+
+/// Every stage grows the pipes it reads and writes to 1 MB: with the kernel's 64 KB, four
+/// stages on two cores spent their time switching (BENCHMARKS.md).
+#[test]
+fn stages_grow_their_pipes() {
+    use nix::fcntl::{fcntl, FcntlArg};
+    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
+        // The input pipe is the test's own, so that a read end outlives the command.
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+        let probe = read.try_clone().expect("dup");
+        let mut child = Command::new(binary(name))
+            .stdin(Stdio::from(read))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut writer = std::fs::File::from(write);
+        // One line for a stage, a pair for sh-cluster, two equal fingerprints for sh-pairs.
+        let input: &[u8] = if name == "sh-pairs" { b"5\n5\n" } else { b"1\t2\n" };
+        writer.write_all(input).expect("write");
+        drop(writer);
+        let mut output = Vec::new();
+        stdout.read_to_end(&mut output).expect("read");
+        assert!(child.wait().expect("wait").success(), "{name}");
+        assert!(!output.is_empty(), "{name}");
+        let input_size = fcntl(&probe, FcntlArg::F_GETPIPE_SZ).expect("F_GETPIPE_SZ");
+        let output_size = fcntl(&stdout, FcntlArg::F_GETPIPE_SZ).expect("F_GETPIPE_SZ");
+        assert_eq!((input_size, output_size), (1 << 20, 1 << 20), "{name}");
+    }
+}
