@@ -13,12 +13,13 @@ use crate::blocks::binomial;
 
 /// Relative cost of placing one fingerprint into a part, and of comparing one pair. A
 /// comparison is an XOR and a popcount in a tight loop over a small group in cache; a split
-/// touches memory. The ratio was fitted to timings of every fixed B (2026-11-21, 2 cores):
-/// 0.5 chose B=5 for the planted set of 2M records at K=3 (8-15% slower than B=4) and B=9 for
-/// 10M random at K=6 (10.8 s against 9.1 s for B=8); 0.05 chooses B=4 and B=8 there, keeps
-/// B=4 for 1M at K=3, and at 10M, K=3 picks B=4, which runs within the noise of B=5 to 7.
+/// touches memory. The ratio was fitted to timings of every fixed B (BENCHMARKS.md, 2 cores):
+/// 0.08 picks the fastest B, or one within the run-to-run noise of it, for 1M and 10M random
+/// fingerprints and the planted set of 2M at K=3 (B = 4, 5, 4) and for 10M at K=6 (B=8:
+/// 9.1 s against 10.2 s for B=9). 0.5 chose B=5 for the planted set and B=9 at K=6; 0.05
+/// chose B=4 for 10M at K=3, 1.5 times slower than B=5.
 const SPLIT_COST: f64 = 1.0;
-const COMPARE_COST: f64 = 0.05;
+const COMPARE_COST: f64 = 0.08;
 
 pub fn expected_cost(distinct: usize, k: u32, blocks: u32) -> f64 {
     let n = distinct as f64;
