@@ -123,25 +123,25 @@ impl RecordReader {
 
 /// Pipes between stages carry the bulk of the data: the kernel's default of 64 KB made a
 /// writer of 256 KB blocks wait four times per block, and four stages on two cores switched
-/// constantly. Where the stream is a pipe it is grown to 1 MB (Linux's limit for unprivileged
-/// processes); where that fails, or on other systems, nothing changes.
+/// constantly. Where the stream is a pipe smaller than 1 MB (Linux's limit for unprivileged
+/// processes) it is grown to that; a larger pipe is left alone, and where growing fails, or on
+/// other systems, nothing changes.
 fn grow_pipe(stream: impl std::os::fd::AsFd) {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use nix::fcntl::{fcntl, FcntlArg};
+        /// Bytes a pipe between stages may hold.
+        const PIPE_SIZE: nix::libc::c_int = 1 << 20;
         let fd = stream.as_fd();
         let is_pipe = nix::sys::stat::fstat(fd)
             .is_ok_and(|st| st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFIFO);
-        if is_pipe {
+        if is_pipe && fcntl(fd, FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < PIPE_SIZE) {
             let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(PIPE_SIZE));
         }
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     let _ = stream;
 }
-
-/// Bytes a pipe between stages may hold.
-const PIPE_SIZE: nix::libc::c_int = 1 << 20;
 
 fn read_error(name: &str, e: io::Error) -> Error {
     Error::io(format!("error reading {name}"), e)

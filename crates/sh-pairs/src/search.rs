@@ -200,8 +200,12 @@ pub fn search_in_parallel<H: OnPair + Send>(
     }
     let splitter = Search::new(blocks, k, CollectPairs::default());
     let mut scratch = Vec::new();
+    let last_split = *splitter.first_blocks().end();
     for first in splitter.first_blocks() {
         let parts = splitter.split_by_first_block(set, first, threads, &mut scratch);
+        if first == last_split {
+            scratch = Vec::new(); // 8 bytes a fingerprint, not needed for the last parts
+        }
         let shares = share_out(set, &parts, threads);
         compared += std::thread::scope(|scope| {
             let workers: Vec<_> = shares
