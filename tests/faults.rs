@@ -198,9 +198,9 @@ fn unreadable_input_is_exit_1_naming_the_file() {
         );
         // Failing to read after the output was opened leaves an existing output as it was.
         let target = dir.path().join("out.txt");
-        fs::write(&target, "precious\n").unwrap();
+        keep_precious(&target);
         run(name, &["-i", path_str(&folder), "-o", path_str(&target)], "").failure(1, name);
-        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_untouched(&target, name);
         assert_eq!(entries(dir.path()), ["folder", "out.txt"], "{name}: no temporary file left");
     }
     let result = run("sh-pairs", &["--against", path_str(&missing)], "5\n");
@@ -246,12 +246,21 @@ fn output_into_a_missing_directory_or_onto_a_directory_is_exit_1() {
 // ---------------------------------------------------------------------------------------------
 // An existing --output file is replaced only by a run that succeeds.
 
+/// An existing output file that a failed or interrupted run must leave as it was.
+fn keep_precious(target: &Path) {
+    fs::write(target, "precious\n").unwrap();
+}
+
+fn assert_untouched(target: &Path, name: &str) {
+    assert_eq!(fs::read_to_string(target).unwrap(), "precious\n", "{name}: output untouched");
+}
+
 #[test]
 fn a_run_that_fails_midway_leaves_the_output_file_untouched() {
     for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
-        fs::write(&target, "precious\n").unwrap();
+        keep_precious(&target);
         // Many good lines first, so that output was written before the error.
         let (good, bad) = good_and_bad_lines(name);
         let input = [good.repeat(100_000), bad.to_string()].concat();
@@ -260,7 +269,7 @@ fn a_run_that_fails_midway_leaves_the_output_file_untouched() {
         let result = run(name, &args, input);
         let line = 100_001;
         result.failure(1, &format!("{name}: error: line {line}: "));
-        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_untouched(&target, name);
         assert_eq!(entries(dir.path()), ["out.txt"], "{name}: no temporary file left");
     }
 }
@@ -350,7 +359,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
     for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-cluster"] {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
-        fs::write(&target, "precious\n").unwrap();
+        keep_precious(&target);
         let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
@@ -360,13 +369,13 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         let status = wait_briefly(&mut child);
         drop(stdin);
         assert_eq!(status.code(), Some(130), "{name}");
-        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_untouched(&target, name);
         assert_eq!(entries(dir.path()), ["out.txt"], "{name}: temporary file removed");
     }
     // sh-pairs writing a huge output (20,000 identical fingerprints: 2 * 10^8 pairs).
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("pairs.tsv");
-    fs::write(&target, "precious\n").unwrap();
+    keep_precious(&target);
     let mut child = spawn("sh-pairs", &["-k", "0", "-o", path_str(&target)], Stdio::null());
     let feeder = feed(&mut child, "5\n".repeat(20_000).into_bytes());
     wait_for_partial(dir.path());
@@ -374,7 +383,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
     let status = wait_briefly(&mut child);
     feeder.join().unwrap();
     assert_eq!(status.code(), Some(130));
-    assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n");
+    assert_untouched(&target, "sh-pairs");
     assert_eq!(entries(dir.path()), ["pairs.tsv"]);
     // sh-pairs reads all its input before it creates the output: interrupted while reading, it
     // ends at once and there is nothing to clean.
@@ -382,7 +391,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         let name = "sh-pairs";
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
-        fs::write(&target, "precious\n").unwrap();
+        keep_precious(&target);
         let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
@@ -391,7 +400,7 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         let status = wait_briefly(&mut child);
         drop(stdin);
         assert_eq!(status.signal(), Some(2), "{name}: ended by SIGINT");
-        assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n", "{name}");
+        assert_untouched(&target, name);
         assert_eq!(entries(dir.path()), ["out.txt"], "{name}");
     }
 }

@@ -30,8 +30,7 @@ impl Index {
     pub fn build(fingerprints: Vec<u64>, threads: usize) -> Index {
         let n = fingerprints.len();
         let bucket_bits = bucket_bits(n);
-        let bucket_of =
-            |fp: u64| if bucket_bits == 0 { 0 } else { (fp >> (64 - bucket_bits)) as usize };
+        let bucket_of = |fp: u64| top_bits(fp, bucket_bits);
         let mut bucket_start = vec![0usize; (1 << bucket_bits) + 1];
         for &fp in &fingerprints {
             bucket_start[bucket_of(fp) + 1] += 1;

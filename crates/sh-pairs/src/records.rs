@@ -57,18 +57,11 @@ pub enum Id<'a> {
 }
 
 impl Id<'_> {
-    /// Appends the id as text, as [`Id::write_text`] writes it.
+    /// Appends the id as text: the line number in decimal, or the id's bytes.
     pub fn push_text(self, line: &mut Vec<u8>) {
         match self {
             Id::Line(number) => push_u64(line, number),
             Id::Named(id) => line.extend_from_slice(id),
-        }
-    }
-
-    pub fn write_text<W: Write>(self, out: &mut W) -> std::io::Result<()> {
-        match self {
-            Id::Line(line) => write_u64(out, line),
-            Id::Named(id) => out.write_all(id),
         }
     }
 
@@ -93,32 +86,30 @@ pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result
         // The common line, a lone decimal fingerprint, parses without looking for an id or
         // items: digits alone hold no TAB and no space. Anything else takes the general path,
         // which also words every error.
-        if !named.unwrap_or(false) && record.first().is_some_and(u8::is_ascii_digit) {
-            if let Ok(fingerprint) = parse_u64(record) {
-                named = Some(false);
-                if let Ids::LineNumbers { lines: Some(lines) } = &mut records.ids {
-                    lines.push(line);
+        let lone = (!named.unwrap_or(false) && record.first().is_some_and(u8::is_ascii_digit))
+            .then(|| parse_u64(record).ok())
+            .flatten();
+        let (id, fingerprint) = match lone {
+            Some(fingerprint) => (None, fingerprint),
+            None => {
+                let (id, payload) = split_id(record);
+                let mut fields = items(payload);
+                let Some(text) = fields.next() else {
+                    if let Ids::LineNumbers { lines } = &mut records.ids {
+                        // Later records no longer sit on line r + 1.
+                        lines.get_or_insert_with(|| {
+                            (1..=records.fingerprints.len() as u64).collect()
+                        });
+                    }
+                    continue;
+                };
+                if fields.next().is_some() {
+                    return Err(Error::input(line, "more than one fingerprint on a line", payload));
                 }
-                if records.fingerprints.len() > RecordIndex::MAX as usize {
-                    return Err(Error::input(line, "more than 2^32-1 records in one run", record));
-                }
-                records.fingerprints.push(fingerprint);
-                continue;
+                let parsed = parse_u64(text).map_err(|e| Error::input(line, e.to_string(), text));
+                (id, parsed?)
             }
-        }
-        let (id, payload) = split_id(record);
-        let mut fields = items(payload);
-        let Some(text) = fields.next() else {
-            if let Ids::LineNumbers { lines } = &mut records.ids {
-                // Later records no longer sit on line r + 1.
-                lines.get_or_insert_with(|| (1..=records.fingerprints.len() as u64).collect());
-            }
-            continue;
         };
-        if fields.next().is_some() {
-            return Err(Error::input(line, "more than one fingerprint on a line", payload));
-        }
-        let fingerprint = parse_u64(text).map_err(|e| Error::input(line, e.to_string(), text))?;
         match (*named.get_or_insert(id.is_some()), id) {
             (true, Some(id)) => {
                 if let Ids::LineNumbers { .. } = records.ids {
@@ -160,7 +151,7 @@ mod tests {
 
     fn id_text(ids: &Ids, r: usize) -> String {
         let mut out = Vec::new();
-        ids.get(r).write_text(&mut out).unwrap();
+        ids.get(r).push_text(&mut out);
         String::from_utf8(out).unwrap()
     }
 
