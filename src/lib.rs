@@ -1,4 +1,4 @@
-//! The seven commands as one list, for what concerns them all: their manual pages.
+//! The nine commands as one list, for what concerns them all: their manual pages.
 
 use std::io::Write;
 
@@ -14,7 +14,7 @@ pub struct Tool {
 }
 
 /// Every command, in pipeline order, then sh-score, which evaluates the pipeline's output.
-pub const TOOLS: [Tool; 7] = [
+pub const TOOLS: [Tool; 9] = [
     Tool {
         name: "sh-tokenize",
         command: sh_tokenize::Args::command,
@@ -22,6 +22,8 @@ pub const TOOLS: [Tool; 7] = [
     },
     Tool { name: "sh-shingle", command: sh_shingle::Args::command, examples: sh_shingle::EXAMPLES },
     Tool { name: "sh-hash", command: sh_hash::Args::command, examples: sh_hash::EXAMPLES },
+    Tool { name: "sh-df", command: sh_df::Args::command, examples: sh_df::EXAMPLES },
+    Tool { name: "sh-weight", command: sh_weight::Args::command, examples: sh_weight::EXAMPLES },
     Tool { name: "sh-compute", command: sh_compute::Args::command, examples: sh_compute::EXAMPLES },
     Tool { name: "sh-pairs", command: sh_pairs::Args::command, examples: sh_pairs::EXAMPLES },
     Tool { name: "sh-cluster", command: sh_cluster::Args::command, examples: sh_cluster::EXAMPLES },

@@ -4,6 +4,7 @@ mod util;
 
 mod cluster;
 mod compute;
+mod corpus_stats;
 mod faults;
 mod hash;
 mod hostile;

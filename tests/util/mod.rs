@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// The path of one of the seven binaries built for these tests.
+/// The path of one of the binaries built for these tests.
 pub fn binary(name: &str) -> PathBuf {
     PathBuf::from(match name {
         "sh-tokenize" => env!("CARGO_BIN_EXE_sh-tokenize"),
@@ -17,6 +17,8 @@ pub fn binary(name: &str) -> PathBuf {
         "sh-pairs" => env!("CARGO_BIN_EXE_sh-pairs"),
         "sh-cluster" => env!("CARGO_BIN_EXE_sh-cluster"),
         "sh-score" => env!("CARGO_BIN_EXE_sh-score"),
+        "sh-df" => env!("CARGO_BIN_EXE_sh-df"),
+        "sh-weight" => env!("CARGO_BIN_EXE_sh-weight"),
         other => panic!("no such command: {other}"),
     })
 }

@@ -17,6 +17,8 @@ pub enum Error {
     Io { doing: String, source: io::Error },
     /// Flags that cannot work together: exit status 2.
     Usage(String),
+    /// An error in a file other than the main input (a table, a second input): the file named.
+    InFile { file: String, source: Box<Error> },
 }
 
 impl Error {
@@ -34,16 +36,26 @@ impl Error {
         Error::Usage(message.into())
     }
 
+    /// The same error, told as being in `file` (`FILE: line N: …`).
+    pub fn in_file(self, file: &str) -> Error {
+        Error::InFile { file: file.to_string(), source: Box::new(self) }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 2,
+            Error::InFile { source, .. } => source.exit_code(),
             _ => 1,
         }
     }
 
     /// True when the reader of our output went away (`| head`): the command ends quietly.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+        match self {
+            Error::Io { source, .. } => source.kind() == io::ErrorKind::BrokenPipe,
+            Error::InFile { source, .. } => source.is_broken_pipe(),
+            _ => false,
+        }
     }
 }
 
@@ -55,6 +67,7 @@ impl fmt::Display for Error {
             }
             Error::Io { doing, source } => write!(f, "{doing}: {source}"),
             Error::Usage(message) => f.write_str(message),
+            Error::InFile { file, source } => write!(f, "{file}: {source}"),
         }
     }
 }

@@ -1,0 +1,395 @@
+//! Counts per item in bounded memory: exact while the distinct items fit in the capacity, and a
+//! Misra-Gries summary beyond it, whose counts are never above the truth and at most
+//! [`ItemCounts::undercount`] below it.
+//!
+//! Items are byte strings. Nearly all are 64-bit hashes in plain decimal (sh-hash's output):
+//! those are held as numbers, compared and hashed as such; any other item's text lives in one
+//! arena that the entries point into, so no item costs an allocation of its own.
+
+use std::hash::BuildHasher;
+
+use foldhash::fast::FixedState;
+use hashbrown::hash_table::{Entry as Slot, HashTable};
+use sh_core::number::{leading_decimal, write_u64};
+
+/// An item as held: a number, or the place of its text in the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// An item that is the canonical decimal of this number (no leading zero).
+    Number(u64),
+    /// `arena[start..start + len]`.
+    Text { start: usize, len: usize },
+}
+
+/// An item as looked up: a number, or text not in the arena.
+#[derive(Debug, Clone, Copy)]
+enum Probe<'a> {
+    Number(u64),
+    Text(&'a [u8]),
+}
+
+impl<'a> Probe<'a> {
+    #[inline]
+    fn of(item: &'a [u8]) -> Probe<'a> {
+        match leading_decimal(item) {
+            Some((value, len)) if len == item.len() && (len == 1 || item[0] != b'0') => {
+                Probe::Number(value)
+            }
+            _ => Probe::Text(item),
+        }
+    }
+
+    #[inline]
+    fn hash(self, hasher: &FixedState) -> u64 {
+        match self {
+            Probe::Number(value) => hasher.hash_one(value),
+            Probe::Text(text) => hasher.hash_one(text),
+        }
+    }
+
+    #[inline]
+    fn matches(self, key: Key, arena: &[u8]) -> bool {
+        match (self, key) {
+            (Probe::Number(a), Key::Number(b)) => a == b,
+            (Probe::Text(text), Key::Text { start, len }) => &arena[start..start + len] == text,
+            _ => false,
+        }
+    }
+}
+
+/// An item held and its count.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    hash: u64,
+    key: Key,
+    count: u64,
+    /// The last document (or table, when merging) that counted this item: an item counts once
+    /// per document however often it occurs there.
+    last_seen: u64,
+}
+
+/// Counts of items, at most `capacity` of them held at once.
+#[derive(Debug)]
+pub struct ItemCounts {
+    table: HashTable<Entry>,
+    arena: Vec<u8>,
+    /// Bytes of the arena that belong to items still held.
+    live_bytes: usize,
+    capacity: usize,
+    hasher: FixedState,
+    undercount: u64,
+    /// Scratch for the reductions: the counts whose order statistic is taken.
+    counts: Vec<u64>,
+}
+
+/// The seed of the item hash: fixed, so that runs are reproducible (the output never depends
+/// on it; only speed could).
+const SEED: u64 = 0x5348_2d64_6600_0001;
+
+impl ItemCounts {
+    /// An empty set of counts holding at most `capacity` items (at least 1).
+    pub fn new(capacity: usize) -> ItemCounts {
+        ItemCounts {
+            table: HashTable::new(),
+            arena: Vec::new(),
+            live_bytes: 0,
+            capacity: capacity.max(1),
+            hasher: FixedState::with_seed(SEED),
+            undercount: 0,
+            counts: Vec::new(),
+        }
+    }
+
+    /// The items held.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when no item is held.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The most by which a count may be below the true count; also the most that an item
+    /// missing from the counts may have. 0 while every item has fitted: the counts are exact.
+    pub fn undercount(&self) -> u64 {
+        self.undercount
+    }
+
+    /// Adds to the undercount what the counts taken in from elsewhere (a merged table) owe.
+    pub fn add_undercount(&mut self, amount: u64) {
+        self.undercount = self.undercount.saturating_add(amount);
+    }
+
+    fn find(&self, item: &[u8]) -> Option<&Entry> {
+        let probe = Probe::of(item);
+        let hash = probe.hash(&self.hasher);
+        let arena = &self.arena;
+        self.table.find(hash, |e| e.hash == hash && probe.matches(e.key, arena))
+    }
+
+    /// The count of `item`, if it is held.
+    #[inline]
+    pub fn get(&self, item: &[u8]) -> Option<u64> {
+        self.find(item).map(|e| e.count)
+    }
+
+    /// The last document (or table) that counted `item`, if it is held.
+    pub fn last_seen(&self, item: &[u8]) -> Option<u64> {
+        self.find(item).map(|e| e.last_seen)
+    }
+
+    /// Counts `item` once for `seen` (a document or table number, increasing): adds `amount`
+    /// unless the item was counted for `seen` already. Returns false when the item is not held
+    /// and there is no room for it; the caller then hands it to [`ItemCounts::add_overflow`]
+    /// once the rest of `seen` is counted.
+    #[inline]
+    pub fn add_if_room(&mut self, item: &[u8], amount: u64, seen: u64) -> bool {
+        let probe = Probe::of(item);
+        let hash = probe.hash(&self.hasher);
+        let arena = &self.arena;
+        let full = self.table.len() >= self.capacity;
+        match self.table.entry(hash, |e| e.hash == hash && probe.matches(e.key, arena), |e| e.hash)
+        {
+            Slot::Occupied(mut occupied) => {
+                count_once(occupied.get_mut(), amount, seen);
+                true
+            }
+            Slot::Vacant(_) if full => false,
+            Slot::Vacant(vacant) => {
+                let key = store(&mut self.arena, &mut self.live_bytes, probe);
+                vacant.insert(Entry { hash, key, count: amount, last_seen: seen });
+                true
+            }
+        }
+    }
+
+    /// Counts an item that found no room: it goes in over the capacity, and the summary is
+    /// reduced back to the capacity (Misra-Gries: every count drops by the count of the first
+    /// item beyond the capacity, in decreasing order, and items left at zero go). Each item must
+    /// come here at most once for `seen`.
+    pub fn add_overflow(&mut self, item: &[u8], amount: u64, seen: u64) {
+        let probe = Probe::of(item);
+        let hash = probe.hash(&self.hasher);
+        let arena = &self.arena;
+        match self.table.find_mut(hash, |e| e.hash == hash && probe.matches(e.key, arena)) {
+            Some(entry) => count_once(entry, amount, seen),
+            None => {
+                let key = store(&mut self.arena, &mut self.live_bytes, probe);
+                let entry = Entry { hash, key, count: amount, last_seen: seen };
+                self.table.insert_unique(hash, entry, |e| e.hash);
+            }
+        }
+        if self.table.len() > self.capacity {
+            self.reduce();
+        }
+    }
+
+    /// Brings the table back to at most `capacity` items: with v the (capacity + 1)-th largest
+    /// count, every count drops by v and those at zero go. Every true count is then at most
+    /// `undercount` above the count held (or above 0 for an item that went).
+    fn reduce(&mut self) {
+        self.counts.clear();
+        self.counts.extend(self.table.iter().map(|e| e.count));
+        let at = self.capacity;
+        let (_, &mut cut, _) = self.counts.select_nth_unstable_by(at, |a, b| b.cmp(a));
+        self.undercount = self.undercount.saturating_add(cut);
+        let mut freed = 0;
+        self.table.retain(|e| {
+            e.count -= cut;
+            if let (0, Key::Text { len, .. }) = (e.count, e.key) {
+                freed += len;
+            }
+            e.count > 0
+        });
+        self.live_bytes -= freed;
+        if self.arena.len() > 2 * self.live_bytes + (1 << 20) {
+            self.compact_arena();
+        }
+    }
+
+    /// Moves the text of the items held to a new arena, leaving out that of items gone.
+    fn compact_arena(&mut self) {
+        let mut arena = Vec::with_capacity(self.live_bytes);
+        for entry in self.table.iter_mut() {
+            if let Key::Text { start, len } = &mut entry.key {
+                let from = *start;
+                *start = arena.len();
+                arena.extend_from_slice(&self.arena[from..from + *len]);
+            }
+        }
+        self.arena = arena;
+    }
+
+    /// Every item with its count, by decreasing count, then by item bytes: the table's order.
+    pub fn sorted(&self) -> SortedItems {
+        let mut text = Vec::new();
+        let mut items = Vec::with_capacity(self.table.len());
+        for entry in self.table.iter() {
+            let start = text.len();
+            match entry.key {
+                Key::Number(value) => write_u64(&mut text, value).expect("writing to a Vec"),
+                Key::Text { start, len } => text.extend_from_slice(&self.arena[start..start + len]),
+            }
+            items.push((start, text.len(), entry.count));
+        }
+        items.sort_unstable_by(|a, b| {
+            b.2.cmp(&a.2).then_with(|| text[a.0..a.1].cmp(&text[b.0..b.1]))
+        });
+        SortedItems { text, items }
+    }
+}
+
+/// The items of an [`ItemCounts`] in the table's order.
+#[derive(Debug)]
+pub struct SortedItems {
+    text: Vec<u8>,
+    items: Vec<(usize, usize, u64)>,
+}
+
+impl SortedItems {
+    /// Each item's text and count, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
+        self.items.iter().map(|&(start, end, count)| (&self.text[start..end], count))
+    }
+
+    /// How many items there are.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+#[inline]
+fn count_once(entry: &mut Entry, amount: u64, seen: u64) {
+    if entry.last_seen != seen {
+        entry.last_seen = seen;
+        entry.count = entry.count.saturating_add(amount);
+    }
+}
+
+/// The key of a new item, its text copied into the arena when it is no number.
+fn store(arena: &mut Vec<u8>, live_bytes: &mut usize, probe: Probe<'_>) -> Key {
+    match probe {
+        Probe::Number(value) => Key::Number(value),
+        Probe::Text(text) => {
+            let start = arena.len();
+            arena.extend_from_slice(text);
+            *live_bytes += text.len();
+            Key::Text { start, len: text.len() }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Counts documents the way sh-df does: items held first, those without room after.
+    fn count(docs: &[Vec<u16>], capacity: usize) -> ItemCounts {
+        let mut counts = ItemCounts::new(capacity);
+        for (n, doc) in docs.iter().enumerate() {
+            let mut overflow = BTreeSet::new();
+            for item in doc {
+                let text = format!("i{item}");
+                if !counts.add_if_room(text.as_bytes(), 1, n as u64) {
+                    overflow.insert(text);
+                }
+            }
+            for text in overflow {
+                counts.add_overflow(text.as_bytes(), 1, n as u64);
+            }
+        }
+        counts
+    }
+
+    fn exact(docs: &[Vec<u16>]) -> BTreeMap<String, u64> {
+        let mut df = BTreeMap::new();
+        for doc in docs {
+            for item in doc.iter().collect::<BTreeSet<_>>() {
+                *df.entry(format!("i{item}")).or_insert(0) += 1;
+            }
+        }
+        df
+    }
+
+    fn docs(vocabulary: u16) -> impl Strategy<Value = Vec<Vec<u16>>> {
+        // Skewed item choice (the square of a uniform value), so that some items are heavy.
+        let item =
+            (0..vocabulary).prop_map(move |x| ((x as u32 * x as u32) / vocabulary as u32) as u16);
+        prop::collection::vec(prop::collection::vec(item, 0..30), 0..120)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// While everything fits, the counts are the exact document frequencies.
+        #[test]
+        fn exact_while_within_capacity(docs in docs(200)) {
+            let truth = exact(&docs);
+            let counts = count(&docs, truth.len().max(1));
+            prop_assert_eq!(counts.undercount(), 0);
+            let got: BTreeMap<String, u64> = counts.sorted().iter()
+                .map(|(t, c)| (String::from_utf8(t.to_vec()).unwrap(), c)).collect();
+            prop_assert_eq!(got, truth);
+        }
+
+        /// Beyond the capacity: at most `capacity` items; no count above the truth or more than
+        /// the undercount below it; every item whose true count exceeds the undercount is held;
+        /// and the undercount is at most the Misra-Gries bound, occurrences / (capacity + 1).
+        #[test]
+        fn heavy_hitters_within_the_error_bound(docs in docs(300), capacity in 1usize..40) {
+            let truth = exact(&docs);
+            let counts = count(&docs, capacity);
+            let held: BTreeMap<String, u64> = counts.sorted().iter()
+                .map(|(t, c)| (String::from_utf8(t.to_vec()).unwrap(), c)).collect();
+            prop_assert!(held.len() <= capacity);
+            let e = counts.undercount();
+            let occurrences: u64 = truth.values().sum();
+            prop_assert!(e <= occurrences / (capacity as u64 + 1), "{} > {}", e, occurrences);
+            for (item, &true_count) in &truth {
+                match held.get(item) {
+                    Some(&c) => prop_assert!(c <= true_count && c + e >= true_count,
+                        "{}: held {} true {} undercount {}", item, c, true_count, e),
+                    None => prop_assert!(true_count <= e, "{} missing with {} > {}", item, true_count, e),
+                }
+            }
+            for item in held.keys() {
+                prop_assert!(truth.contains_key(item));
+            }
+        }
+    }
+
+    #[test]
+    fn repeats_in_one_document_count_once_and_the_arena_stays_small() {
+        let mut counts = ItemCounts::new(3);
+        let docs = 100_000u64;
+        for doc in 0..docs {
+            // Two heavy items in every document (one of them twice), and a new light one.
+            for item in [&b"heavy-a"[..], b"heavy-b", b"heavy-a"] {
+                assert!(counts.add_if_room(item, 1, doc), "heavy items stay held");
+            }
+            let light = format!("light-{doc}-{}", "x".repeat(40));
+            if !counts.add_if_room(light.as_bytes(), 1, doc) {
+                counts.add_overflow(light.as_bytes(), 1, doc);
+            }
+        }
+        let e = counts.undercount();
+        assert!(e > 0 && e <= 3 * docs / 4, "undercount {e}");
+        for heavy in [&b"heavy-a"[..], b"heavy-b"] {
+            let held = counts.get(heavy).unwrap();
+            assert!(held <= docs && held + e >= docs, "held {held}, undercount {e}");
+        }
+        assert!(counts.len() <= 3);
+        assert!(counts.arena.len() < (1 << 21), "arena holds {} bytes", counts.arena.len());
+        assert_eq!(counts.get(b"light-5"), None);
+    }
+}

@@ -1,0 +1,185 @@
+//! sh-df: the document frequency of every item of a corpus, as a table that sh-weight reads.
+
+mod counts;
+pub mod table;
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use sh_core::cli::IoArgs;
+use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::progress::Progress;
+use sh_core::record::{items, split_id};
+use sh_core::{Error, Result};
+
+pub use counts::{ItemCounts, SortedItems};
+pub use table::{read_table, write_table, Header};
+
+/// Items held by default: about 100 MB at the most for items of 20 bytes (64-bit hashes in
+/// decimal), each taking some 60 bytes of table and 20 of text.
+pub const DEFAULT_CAPACITY: usize = 1_000_000;
+
+const DESCRIPTION: &str = "\
+Counts, for every item, the documents that contain it: the corpus statistics that sh-weight \
+uses to leave out what nearly every document shares (navigation, headers and footers, \
+boilerplate phrases) before the fingerprints are computed.
+
+Input: one document per line, `[ID<TAB>]ITEM ITEM …` (any stage's payload; usually the hashes \
+of sh-hash). Ids are ignored. An item repeated in one document counts once. Items are compared \
+as bytes, so `0x1f` and `31` are two items.
+
+Output, the table: a first line `#documents<TAB>N` (N the number of input lines), then one line \
+`ITEM<TAB>COUNT` per item, COUNT the number of documents containing it, by decreasing COUNT \
+and then by item bytes.
+
+Memory is bounded by --capacity, the number of items held. While the distinct items fit, the \
+table is exact. Beyond that the counts are a Misra-Gries summary: when an item finds no room, \
+every count drops by the count of the first item beyond the capacity (in decreasing order) and \
+the items left at zero go. Then no count is above the truth, and none is more than E below \
+it, where E, the undercount, is written as a third field of the first line \
+(`#documents<TAB>N<TAB>E`) and told on standard error. E is at most the number of (document, \
+distinct item) occurrences divided by capacity + 1; every item found in more than E documents \
+is in the table, and an item missing from it is in at most E documents. For leaving out items \
+found in more than a fraction F of the documents, the capacity needs to be well above \
+(distinct items per document) / F; the default holds a million items.
+
+--merge adds the tables of shards: the document counts add up and so do the counts of each \
+item. The result of merging exact tables equals the table of the concatenated input, line for \
+line; when the union holds more items than --capacity it is reduced as above, and the \
+undercounts of the inputs add up.";
+
+#[derive(Debug, Parser)]
+#[command(name = "sh-df", version, about = "Count the documents that contain each item")]
+#[command(long_about = DESCRIPTION)]
+pub struct Args {
+    #[command(flatten)]
+    pub io: IoArgs,
+
+    /// Hold at most N items; beyond that, counts are heavy-hitter estimates (see above)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY,
+          value_parser = parse_capacity)]
+    pub capacity: usize,
+
+    /// Add up these tables (of sh-df runs over shards) instead of reading documents
+    #[arg(long, value_name = "TABLE", num_args = 1.., conflicts_with = "weighted")]
+    pub merge: Vec<PathBuf>,
+
+    /// Items are ITEM:WEIGHT (as sh-hash --weighted writes them); ITEM is counted
+    #[arg(long)]
+    pub weighted: bool,
+
+    /// Show no progress
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Reads a --capacity: a whole number of items from 1 to 2^32-1.
+pub fn parse_capacity(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n as usize),
+        _ => Err(format!("'{text}' is not a number of items from 1 to 4294967295")),
+    }
+}
+
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "sh-tokenize --with-id < docs.tsv | sh-shingle | sh-hash > hashes; sh-df < hashes > df",
+        "The document frequencies of the hashed shingles of a corpus.",
+    ),
+    (
+        "sh-weight --df df < hashes | sh-compute | sh-pairs | sh-cluster",
+        "Near duplicates once what nearly every document shares is left out.",
+    ),
+    ("printf 'a b a\\nb c\\n' | sh-df", "Prints #documents 2, then b 2, a 1 and c 1."),
+    (
+        "sh-df --merge part-*.df > df",
+        "One table from the tables of shards, equal to one run over the whole corpus.",
+    ),
+];
+
+pub fn run(args: Args) -> Result<()> {
+    let mut counts = ItemCounts::new(args.capacity);
+    let documents = if args.merge.is_empty() {
+        count_documents(&args, &mut counts)?
+    } else {
+        merge_tables(&args.merge, &mut counts)?
+    };
+    let header = Header { documents, undercount: counts.undercount() };
+    let mut out = args.io.create_output()?;
+    write_table(&mut out, header, counts.sorted().iter())?;
+    out.finish()?;
+    if header.undercount > 0 && !args.quiet {
+        eprintln!(
+            "sh-df: note: more than {} distinct items: counts may be up to {} documents low \
+             (--capacity raises the limit)",
+            args.capacity, header.undercount
+        );
+    }
+    Ok(())
+}
+
+/// Counts the documents of the input; returns how many there were.
+fn count_documents(args: &Args, counts: &mut ItemCounts) -> Result<u64> {
+    let mut input = args.io.open_input()?;
+    let mut progress = Progress::new(args.quiet, "documents counted");
+    // The items of the current document that found no room, as ranges of its payload: they are
+    // counted after the rest, once each.
+    let mut overflow: Vec<(usize, usize)> = Vec::new();
+    let mut documents = 0u64;
+    while let Some((line, record)) = input.next_numbered()? {
+        let (_, payload) = split_id(record);
+        let document = documents;
+        documents += 1;
+        overflow.clear();
+        for item in items(payload) {
+            let key = if args.weighted { item_of_weighted(item, line)? } else { item };
+            if !counts.add_if_room(key, 1, document) {
+                let start = key.as_ptr() as usize - payload.as_ptr() as usize;
+                overflow.push((start, start + key.len()));
+            }
+        }
+        if !overflow.is_empty() {
+            overflow.sort_unstable_by(|a, b| payload[a.0..a.1].cmp(&payload[b.0..b.1]));
+            overflow.dedup_by(|a, b| payload[a.0..a.1] == payload[b.0..b.1]);
+            for &(start, end) in &overflow {
+                counts.add_overflow(&payload[start..end], 1, document);
+            }
+        }
+        progress.tick();
+    }
+    progress.finish();
+    Ok(documents)
+}
+
+/// The ITEM of `ITEM:WEIGHT`, once the weight is checked.
+fn item_of_weighted(item: &[u8], line: u64) -> Result<&[u8]> {
+    let (key, weight) = split_weight(item)
+        .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+    if parse_weight(weight).is_none() {
+        return Err(Error::input(line, WEIGHT_ERROR, item));
+    }
+    Ok(key)
+}
+
+/// Adds up the tables; returns the total of their document counts.
+fn merge_tables(tables: &[PathBuf], counts: &mut ItemCounts) -> Result<u64> {
+    let mut documents = 0u64;
+    for (number, path) in tables.iter().enumerate() {
+        let number = number as u64;
+        let header = read_table(path, |_, line, item, count| {
+            if counts.last_seen(item) == Some(number) {
+                return Err(Error::input(line, "item listed twice", item));
+            }
+            if !counts.add_if_room(item, count, number) {
+                counts.add_overflow(item, count, number);
+            }
+            Ok(())
+        })?;
+        documents = documents.checked_add(header.documents).ok_or_else(|| {
+            Error::input(1, "the tables count more than 2^64-1 documents", b"")
+                .in_file(&path.display().to_string())
+        })?;
+        counts.add_undercount(header.undercount);
+    }
+    Ok(documents)
+}

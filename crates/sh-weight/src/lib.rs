@@ -1,0 +1,135 @@
+//! sh-weight: leaves out, or weighs down, the items that many documents of the corpus share.
+
+mod weights;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Parser;
+use sh_core::cli::IoArgs;
+use sh_core::progress::Progress;
+use sh_core::record::{split_id, write_id};
+use sh_core::{Error, Result};
+
+pub use weights::{Rule, Weights};
+
+/// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
+pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.05), idf: false };
+
+const DESCRIPTION: &str = "\
+Applies corpus statistics to every document's items, between sh-hash and sh-compute: items \
+that a large share of the documents contain (navigation, headers and footers, boilerplate \
+phrases, the commonest word pairs) pull every fingerprint towards one corpus-wide mean and make \
+unrelated pages look alike; this stage leaves them out, or weighs them down.
+
+Input: one record per line, `[ID<TAB>]ITEM ITEM …` (with --weighted, `ITEM:WEIGHT`), the same \
+items that the table of sh-df counted. Output: one line per input line, in order, ids kept.
+
+--max-df F leaves out every item found in more than the fraction F of the documents \
+(0 < F <= 1). --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = ln(N / df) (four \
+decimals; multiplied by the item's own weight with --weighted), which sh-compute sums; an item \
+not in the table weighs as the table's rarest items, and an item whose weight rounds to 0 (one \
+in every document) is left out, as it would change nothing. The two combine. With neither, \
+--df alone does what the evaluation found best: --max-df 0.05.
+
+A document whose every item would be left out keeps all its items, as they came: a page made \
+only of common text (navigation alone, an empty template) still gets the fingerprint of that \
+text, so such pages match each other instead of vanishing.
+
+Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
+is an error); with --max-df alone only the items to leave out.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sh-weight",
+    version,
+    about = "Leave out or weigh down items that many documents share"
+)]
+#[command(long_about = DESCRIPTION)]
+pub struct Args {
+    #[command(flatten)]
+    pub io: IoArgs,
+
+    /// The document-frequency table of the corpus, as sh-df writes it
+    #[arg(long, value_name = "TABLE")]
+    pub df: PathBuf,
+
+    /// Leave out items found in more than this fraction of the documents (0 < F <= 1)
+    #[arg(long, value_name = "F", value_parser = parse_fraction, allow_negative_numbers = true)]
+    pub max_df: Option<f64>,
+
+    /// Weigh every item kept by ln(N / df): ITEM:WEIGHT
+    #[arg(long)]
+    pub idf: bool,
+
+    /// Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)
+    #[arg(long)]
+    pub weighted: bool,
+
+    /// Hold at most N items of the table
+    #[arg(long, value_name = "N", default_value_t = sh_df::DEFAULT_CAPACITY,
+          value_parser = sh_df::parse_capacity)]
+    pub capacity: usize,
+
+    /// Show no progress
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
+        _ => Err(format!("'{text}' is not a fraction above 0 and at most 1")),
+    }
+}
+
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "sh-df < hashes > df; sh-weight --df df < hashes | sh-compute > fingerprints",
+        "Fingerprints without the items that more than 5% of the documents share.",
+    ),
+    (
+        "sh-weight --df df --idf < hashes | sh-compute",
+        "Every item weighed by its inverse document frequency.",
+    ),
+    (
+        "sh-weight --df df --max-df 0.1 --idf < hashes | sh-compute",
+        "Both: items in more than 10% of the documents out, the rest by IDF.",
+    ),
+];
+
+impl Args {
+    /// The rule the flags ask for.
+    pub fn rule(&self) -> Rule {
+        if self.max_df.is_none() && !self.idf {
+            DEFAULT_RULE
+        } else {
+            Rule { max_df: self.max_df, idf: self.idf }
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let weights = Weights::load(&args.df, args.rule(), args.capacity)?;
+    let mut input = args.io.open_input()?;
+    if weights.documents() == 0 && input.next_record()?.is_some() {
+        // An empty corpus has an empty table, and nothing to weigh; documents to weigh with it
+        // are an error.
+        let table = args.df.display().to_string();
+        return Err(Error::input(1, "the table counts no documents", b"").in_file(&table));
+    }
+    let mut out = args.io.create_output()?;
+    let mut progress = Progress::new(args.quiet, "documents weighted");
+    let mut line_out = Vec::new();
+    while let Some((line, record)) = input.next_numbered()? {
+        let (id, payload) = split_id(record);
+        line_out.clear();
+        weights.apply(payload, args.weighted, line, &mut line_out)?;
+        write_id(&mut out, id)?;
+        out.write_all(&line_out)?;
+        out.write_all(b"\n")?;
+        progress.tick();
+    }
+    progress.finish();
+    out.finish()
+}

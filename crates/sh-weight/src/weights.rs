@@ -1,0 +1,188 @@
+//! What sh-weight does to one document's items, given the document-frequency table.
+
+use std::io::Write;
+use std::path::Path;
+
+use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::record::items;
+use sh_core::{Error, Result};
+use sh_df::{read_table, ItemCounts};
+
+/// What is done to the items: drop the common ones, weigh by IDF, or both.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rule {
+    /// Leave out items found in more than this fraction of the documents.
+    pub max_df: Option<f64>,
+    /// Weigh every item kept by log(N / df).
+    pub idf: bool,
+}
+
+/// The table as the rule needs it.
+#[derive(Debug)]
+pub struct Weights {
+    rule: Rule,
+    /// Items and their document counts: with IDF every item of the table, otherwise only those
+    /// to leave out.
+    counts: ItemCounts,
+    documents: u64,
+    /// Counts above this are left out.
+    drop_above: u64,
+    /// The weight of an item not in the table: that of the table's rarest items.
+    unseen_weight: f64,
+}
+
+impl Weights {
+    /// Reads the table in `path`, holding at most `capacity` items.
+    pub fn load(path: &Path, rule: Rule, capacity: usize) -> Result<Weights> {
+        let mut counts = ItemCounts::new(capacity);
+        let mut rarest = u64::MAX;
+        let header = read_table(path, |header, line, item, count| {
+            rarest = rarest.min(count);
+            if !rule.idf && count <= drop_above(rule, header.documents) {
+                return Ok(()); // kept as it is: nothing to remember
+            }
+            if counts.get(item).is_some() {
+                return Err(Error::input(line, "item listed twice", item));
+            }
+            if !counts.add_if_room(item, count, line) {
+                let what = format!(
+                    "the table holds more than {capacity} items (raise --capacity, or use \
+                     --max-df without --idf, which holds only the items to leave out)"
+                );
+                return Err(Error::input(line, what, item));
+            }
+            Ok(())
+        })?;
+        Ok(Weights {
+            rule,
+            counts,
+            documents: header.documents,
+            drop_above: drop_above(rule, header.documents),
+            unseen_weight: idf(header.documents, if rarest == u64::MAX { 1 } else { rarest }),
+        })
+    }
+
+    /// The number of documents the table counts.
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+
+    /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
+    /// when it would keep none, every item as it is. `weighted`: items are `ITEM:WEIGHT`.
+    pub fn apply(
+        &self,
+        payload: &[u8],
+        weighted: bool,
+        line: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let mut kept = false;
+        for item in items(payload) {
+            let (key, weight) = if weighted {
+                let (key, weight) = split_weight(item)
+                    .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+                let weight =
+                    parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
+                (key, Some(weight))
+            } else {
+                (item, None)
+            };
+            let count = self.counts.get(key);
+            if count.is_some_and(|count| count > self.drop_above) {
+                continue;
+            }
+            if !self.rule.idf {
+                separate(out, &mut kept);
+                out.extend_from_slice(item);
+                continue;
+            }
+            let idf = count.map_or(self.unseen_weight, |count| idf(self.documents, count));
+            let weight = idf * weight.unwrap_or(1.0);
+            let start = out.len();
+            separate(out, &mut kept);
+            out.extend_from_slice(key);
+            out.push(b':');
+            if !push_weight(out, weight) {
+                // Weight 0 changes nothing in the sum: the item is left out.
+                out.truncate(start);
+                kept = start > 0;
+            }
+        }
+        if !kept {
+            // Nothing would be left: the document keeps all its items, as they came, so that
+            // documents made only of common text still match each other.
+            out.clear();
+            for item in items(payload) {
+                separate(out, &mut kept);
+                out.extend_from_slice(item);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn separate(out: &mut Vec<u8>, kept: &mut bool) {
+    if *kept {
+        out.push(b' ');
+    }
+    *kept = true;
+}
+
+/// The largest count kept: items in more than `max_df` of the documents go.
+fn drop_above(rule: Rule, documents: u64) -> u64 {
+    match rule.max_df {
+        Some(fraction) => (fraction * documents as f64).floor() as u64,
+        None => u64::MAX,
+    }
+}
+
+/// log(N / df), natural logarithm.
+fn idf(documents: u64, count: u64) -> f64 {
+    (documents as f64 / count as f64).ln()
+}
+
+/// Writes `weight` with four decimals; false (and nothing written) when that rounds to 0.
+fn push_weight(out: &mut Vec<u8>, weight: f64) -> bool {
+    const SCALE: f64 = 10_000.0;
+    let scaled = (weight.abs() * SCALE).round();
+    if scaled == 0.0 {
+        return false;
+    }
+    if weight < 0.0 {
+        out.push(b'-');
+    }
+    if scaled >= 1e18 {
+        // Beyond exact integers: the plain decimal form (sh-compute reads it).
+        let _ = write!(out, "{}", weight.abs());
+        return true;
+    }
+    let scaled = scaled as u64;
+    let mut digits = itoa::Buffer::new();
+    out.extend_from_slice(digits.format(scaled / 10_000).as_bytes());
+    let fraction = scaled % 10_000;
+    out.push(b'.');
+    let fraction = digits.format(fraction + 10_000);
+    out.extend_from_slice(&fraction.as_bytes()[1..]);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_have_four_decimals() {
+        for (weight, text) in [
+            (1.0, "1.0000"),
+            (0.54931, "0.5493"),
+            (12.00005, "12.0001"),
+            (-2.5, "-2.5000"),
+            (0.00004, ""),
+            (1e30, "1000000000000000000000000000000"),
+        ] {
+            let mut out = Vec::new();
+            assert_eq!(push_weight(&mut out, weight), !text.is_empty(), "{weight}");
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+    }
+}

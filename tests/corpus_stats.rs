@@ -1,0 +1,249 @@
+//! sh-df and sh-weight through the real binaries: the table, merging shards, heavy hitters
+//! against exact counts, the weighting rules, and faults in tables and flags.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use proptest::prelude::*;
+
+use crate::util::run;
+
+/// The exact table of `docs` (one document per line, items separated by spaces), as sh-df
+/// should write it.
+fn exact_table(docs: &str) -> String {
+    let mut df: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut documents = 0;
+    for line in docs.lines() {
+        documents += 1;
+        let payload = line.split_once('\t').map_or(line, |(_, p)| p);
+        for item in payload.split(' ').filter(|i| !i.is_empty()).collect::<BTreeSet<_>>() {
+            *df.entry(item).or_insert(0) += 1;
+        }
+    }
+    let mut rows: Vec<(&str, u64)> = df.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_bytes().cmp(b.0.as_bytes())));
+    let mut table = format!("#documents\t{documents}\n");
+    for (item, count) in rows {
+        table += &format!("{item}\t{count}\n");
+    }
+    table
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temporary path")
+}
+
+#[test]
+fn table_of_a_small_corpus() {
+    let got = run("sh-df", &[], "d1\ta b a\nd2\tb c\n\n");
+    assert_eq!(got.success(), "#documents\t3\nb\t2\na\t1\nc\t1\n");
+    // Numbers are items like any other: compared as text, sorted as bytes.
+    let got = run("sh-df", &[], "10 9 010\n9\n");
+    assert_eq!(got.success(), "#documents\t2\n9\t2\n010\t1\n10\t1\n");
+    let got = run("sh-df", &["--weighted"], "x:1 y:2.5\nx:3\n");
+    assert_eq!(got.success(), "#documents\t2\nx\t2\ny\t1\n");
+    assert_eq!(run("sh-df", &[], "").success(), "#documents\t0\n");
+}
+
+/// Documents of items from a small skewed vocabulary, some lines with ids, some empty.
+fn corpus() -> impl Strategy<Value = String> {
+    let item = prop_oneof![
+        (0u64..40).prop_map(|n| (n * n).to_string()),
+        "[a-c]{1,3}",
+        Just("0x1f".to_string()),
+    ];
+    let doc = (prop::collection::vec(item, 0..12), prop::option::of("[a-z0-9]{1,4}")).prop_map(
+        |(items, id)| match id {
+            Some(id) => format!("{id}\t{}", items.join(" ")),
+            None => items.join(" "),
+        },
+    );
+    prop::collection::vec(doc, 0..25)
+        .prop_map(|docs| docs.iter().map(|d| d.clone() + "\n").collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Exact mode: the table is the exact document frequencies, and merging the tables of
+    /// shards gives the table of the whole, line for line.
+    #[test]
+    fn merged_shards_equal_the_whole(docs in corpus(), cuts in prop::collection::vec(0usize..30, 0..3)) {
+        let whole = run("sh-df", &[], docs.clone());
+        prop_assert_eq!(whole.success(), exact_table(&docs));
+        let lines: Vec<&str> = docs.split_inclusive('\n').collect();
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
+        cuts.push(0);
+        cuts.push(lines.len());
+        cuts.sort_unstable();
+        let dir = tempfile::tempdir().unwrap();
+        let mut tables = Vec::new();
+        for (n, range) in cuts.windows(2).enumerate() {
+            let shard: String = lines[range[0]..range[1]].concat();
+            let path = dir.path().join(format!("part-{n}.df"));
+            let part = run("sh-df", &["-o", path_str(&path)], shard);
+            part.success();
+            tables.push(path);
+        }
+        let mut args = vec!["--merge"];
+        args.extend(tables.iter().map(|p| path_str(p)));
+        let merged = run("sh-df", &args, "");
+        prop_assert_eq!(merged.success(), whole.stdout_str());
+    }
+
+    /// Beyond --capacity: no count above the exact one, none more than the undercount of the
+    /// first line below it, and every item above the undercount present.
+    #[test]
+    fn heavy_hitters_against_exact_counts(docs in corpus(), capacity in 1u32..12) {
+        let exact = exact_table(&docs);
+        let exact: BTreeMap<String, u64> = exact.lines().skip(1)
+            .map(|l| { let (i, c) = l.rsplit_once('\t').unwrap(); (i.to_string(), c.parse().unwrap()) })
+            .collect();
+        let got = run("sh-df", &["--quiet", "--capacity", &capacity.to_string()], docs.clone());
+        let text = got.success();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let undercount: u64 = header.get(2).map_or(0, |e| e.parse().unwrap());
+        let held: BTreeMap<String, u64> = lines
+            .map(|l| { let (i, c) = l.rsplit_once('\t').unwrap(); (i.to_string(), c.parse().unwrap()) })
+            .collect();
+        prop_assert!(held.len() <= capacity as usize);
+        for (item, &count) in &exact {
+            match held.get(item) {
+                Some(&h) => prop_assert!(h <= count && h + undercount >= count, "{} {} {} {}", item, h, count, undercount),
+                None => prop_assert!(count <= undercount, "{} missing: {} > {}", item, count, undercount),
+            }
+        }
+        if held.len() == exact.len() && undercount == 0 {
+            prop_assert_eq!(held, exact);
+        }
+    }
+
+    /// sh-weight writes one line per input line with its id, whatever the rule; with --max-df
+    /// it keeps exactly the items at or below the fraction (all of them when none is left),
+    /// and with --idf every item it writes carries ln(N / df).
+    #[test]
+    fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10) {
+        let dir = tempfile::tempdir().unwrap();
+        let table = dir.path().join("df");
+        run("sh-df", &["-o", path_str(&table)], docs.clone()).success();
+        let table_text = std::fs::read_to_string(&table).unwrap();
+        let documents: f64 = table_text.lines().next().unwrap().split('\t').nth(1).unwrap().parse().unwrap();
+        let df: BTreeMap<&str, f64> = table_text.lines().skip(1)
+            .map(|l| { let (i, c) = l.rsplit_once('\t').unwrap(); (i, c.parse().unwrap()) })
+            .collect();
+        let f = f64::from(fraction) / 10.0;
+        let f_text = f.to_string();
+        for args in [vec![], vec!["--max-df", &f_text], vec!["--idf"], vec!["--idf", "--max-df", &f_text]] {
+            let mut full = vec!["--df", path_str(&table)];
+            full.extend(args.iter().copied());
+            let got = run("sh-weight", &full, docs.clone());
+            let out = got.success();
+            if docs.is_empty() {
+                prop_assert_eq!(out, "");
+            }
+            prop_assert_eq!(out.lines().count(), docs.lines().count(), "{:?}", args);
+            for (line_in, line_out) in docs.lines().zip(out.lines()) {
+                let (id_in, payload) = line_in.split_once('\t').map_or((None, line_in), |(i, p)| (Some(i), p));
+                let (id_out, written) = line_out.split_once('\t').map_or((None, line_out), |(i, p)| (Some(i), p));
+                prop_assert_eq!(id_in, id_out);
+                let items: Vec<&str> = payload.split(' ').filter(|i| !i.is_empty()).collect();
+                let max_df = if args.contains(&"--max-df") { f } else if args.is_empty() { 0.05 } else { 1.0 };
+                let idf = args.contains(&"--idf");
+                let kept: Vec<&str> = items.iter().copied()
+                    .filter(|i| df[i] <= (max_df * documents).floor())
+                    .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
+                    .collect();
+                let written: Vec<&str> = written.split(' ').filter(|i| !i.is_empty()).collect();
+                if kept.is_empty() {
+                    prop_assert_eq!(written, items, "all would go: all stay, as they came");
+                } else if idf {
+                    let expected: Vec<String> = kept.iter()
+                        .map(|i| format!("{i}:{:.4}", (documents / df[i]).ln())).collect();
+                    prop_assert_eq!(written, expected);
+                } else {
+                    prop_assert_eq!(written, kept);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn items_not_in_the_table_weigh_as_its_rarest() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("df");
+    std::fs::write(&table, "#documents\t100\ncommon\t100\nmid\t10\nrare\t4\n").unwrap();
+    let got = run("sh-weight", &["--df", path_str(&table), "--idf"], "d\tcommon mid rare new\n");
+    // common weighs ln(1) = 0 and goes; new weighs as rare: ln(100/4).
+    assert_eq!(got.success(), "d\tmid:2.3026 rare:3.2189 new:3.2189\n");
+    let got =
+        run("sh-weight", &["--df", path_str(&table), "--max-df", "0.5"], "common mid\ncommon\n");
+    assert_eq!(got.success(), "mid\ncommon\n");
+    let got =
+        run("sh-weight", &["--df", path_str(&table), "--idf", "--weighted"], "mid:2 common:5\n");
+    assert_eq!(got.success(), "mid:4.6052\n");
+}
+
+#[test]
+fn faults_in_tables_name_the_command_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("df");
+    let t = path_str(&table).to_string();
+    for (text, args, error) in [
+        ("#documents\t0\n", vec![], format!("sh-weight: error: {t}: line 1: the table counts no documents: ''\n")),
+        ("#documents\t2\nx\t3\n", vec![], format!("sh-weight: error: {t}: line 2: count above the table's 2 documents: 'x\\t3'\n")),
+        ("#documents\t2\nx 1\n", vec![], format!("sh-weight: error: {t}: line 2: table line is not ITEM<TAB>COUNT: 'x 1'\n")),
+        ("#documents\t2\nx\t1\nx\t2\n", vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),
+        ("documents\t2\n", vec![], format!("sh-weight: error: {t}: line 1: first line is not '#documents<TAB>N': 'documents\\t2'\n")),
+        ("#documents\t9\na\t1\nb\t1\nc\t1\n", vec!["--idf", "--capacity", "2"], format!(
+            "sh-weight: error: {t}: line 4: the table holds more than 2 items (raise --capacity, or use --max-df without --idf, which holds only the items to leave out): 'c'\n")),
+    ] {
+        std::fs::write(&table, text).unwrap();
+        let mut full = vec!["--df", t.as_str()];
+        full.extend(args);
+        let got = run("sh-weight", &full, "a b\n");
+        assert_eq!((got.code, got.stderr.as_str(), got.stdout_str()), (Some(1), error.as_str(), ""), "{text:?}");
+    }
+    // The same faults in a table to merge.
+    std::fs::write(&table, "#documents\t2\nx\t1\nx\t2\n").unwrap();
+    let got = run("sh-df", &["--merge", &t], "");
+    assert_eq!(got.stderr, format!("sh-df: error: {t}: line 3: item listed twice: 'x'\n"));
+    assert_eq!(got.code, Some(1));
+    let got = run("sh-weight", &["--df", "/nonexistent/df"], "");
+    assert_eq!(got.code, Some(1));
+    assert!(
+        got.stderr.starts_with("sh-weight: error: cannot open '/nonexistent/df'"),
+        "{}",
+        got.stderr
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    for fraction in ["0", "1.5", "-0.1", "x", "nan"] {
+        let got = run("sh-weight", &["--df", "df", "--max-df", fraction], "");
+        got.failure(2, "sh-weight: error: invalid value");
+    }
+    run("sh-weight", &[], "").failure(2, "sh-weight: error: the following required arguments");
+    run("sh-df", &["--capacity", "0"], "").failure(2, "sh-df: error: invalid value '0'");
+}
+
+#[test]
+fn a_failed_run_leaves_the_output_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::write(&out, "old").unwrap();
+    let got = run("sh-df", &["--weighted", "-o", path_str(&out)], "a:1\nb\n");
+    got.failure(1, "sh-df: error: line 2: weighted item has no ':WEIGHT': 'b'");
+    let table = dir.path().join("df");
+    std::fs::write(&table, "#documents\t1\na\t1\n").unwrap();
+    let got = run(
+        "sh-weight",
+        &["--df", path_str(&table), "--weighted", "-o", path_str(&out)],
+        "a:1\na:x\n",
+    );
+    got.failure(1, "sh-weight: error: line 2:");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no partial file is left");
+}
