@@ -22,13 +22,16 @@ import sys
 import time
 from pathlib import Path
 
+import corpus_stats
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {
     # name: (random fingerprints small, large, huge, planted bases, text bytes for peers, runs)
     "tiny": dict(small=20_000, large=50_000, huge=0, planted=5_000, peer_text=200_000, runs=2,
-                 cluster_pairs=100_000),
+                 cluster_pairs=100_000, df_distinct=200_000, df_capacity=1_000),
     "full": dict(small=1_000_000, large=10_000_000, huge=100_000_000, planted=1_000_000,
-                 peer_text=8_000_000, runs=3, cluster_pairs=10_000_000),
+                 peer_text=8_000_000, runs=3, cluster_pairs=10_000_000, df_distinct=20_000_000,
+                 df_capacity=100_000),
 }
 
 
@@ -91,6 +94,7 @@ def main():
     demo = ROOT / "examples" / "demo" / "docs.txt"
     corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
     text_rows = text_benchmarks(bench, corpus, size["peer_text"])
+    stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
 
     # sh-cluster.
     pairs = cluster_pairs(args.work, size["cluster_pairs"])
@@ -102,6 +106,7 @@ def main():
         huge = bench.ours(f"sh-pairs -q -k 3 < {huge_path}", runs=1)
 
     print_results(rows, default_rows, text_rows, cluster, size, huge)
+    corpus_stats.print_results(stats, count, Measure)
 
 
 class Measure:

@@ -17,7 +17,7 @@ if [ -z "$bin" ]; then
   found="$(command -v sh-pairs)" || die "sh-pairs is not on PATH: install the commands (cargo install --path .) or set SH_TOOLS_BIN"
   bin="$(cd "$(dirname "$found")" && pwd)"
 fi
-for c in sh-tokenize sh-shingle sh-hash sh-compute sh-pairs sh-cluster; do
+for c in sh-tokenize sh-shingle sh-hash sh-df sh-weight sh-compute sh-pairs sh-cluster; do
   [ -x "$bin/$c" ] || die "$bin/$c: not found"
 done
 export SH_TOOLS_BIN="$bin"
@@ -37,9 +37,12 @@ trap 'rm -rf "$work"' EXIT
 python3 "$here/make_corpus.py" "$work" 3000
 mkdir -p "$work/local" "$work/spark"
 
-# The runs: name, input format, B, K, partitions, extra sh-pairs flag.
+# The runs: name, input format, B, K, partitions, extra flag (--df: corpus statistics, with
+# sh-df and sh-weight between sh-hash and sh-compute; otherwise for sh-pairs).
 runs=(
   "ids-b6-k3-p2 jsonl 6 3 2 -"
+  "ids-df-b6-k3-p3 jsonl 6 3 3 --df"
+  "lines-df-b8-k4-p2 text 8 4 2 --df"
   "ids-b6-k3-p5 jsonl 6 3 5 -"
   "lines-b8-k4-p2 text 8 4 2 -"
   "lines-b8-k4-p5 text 8 4 5 -"
@@ -49,12 +52,22 @@ runs=(
 echo "== local pipeline"
 sh-tokenize --json --id-field id < "$work/docs.jsonl" | sh-shingle | sh-hash | sh-compute > "$work/local/jsonl.fp"
 sh-tokenize < "$work/docs.txt" | sh-shingle | sh-hash | sh-compute > "$work/local/text.fp"
+for format in jsonl text; do
+  flags="--json --id-field id" file=docs.jsonl
+  [ "$format" = text ] && flags="" file=docs.txt
+  sh-tokenize $flags < "$work/$file" | sh-shingle | sh-hash > "$work/local/$format.hashes"
+  sh-df < "$work/local/$format.hashes" > "$work/local/$format.df"
+  sh-weight --df "$work/local/$format.df" < "$work/local/$format.hashes" | sh-compute > "$work/local/$format-df.fp"
+done
 driver_runs=()
 for run in "${runs[@]}"; do
   read -r name format b k p flag <<< "$run"
   [ "$flag" = - ] && flag=""
+  fp="$work/local/$format.fp"
+  pairs_flag=$flag
+  if [ "$flag" = --df ]; then fp="$work/local/$format-df.fp"; pairs_flag=""; fi
   # Without -b: the local output never depends on B.
-  sh-pairs -k "$k" $flag < "$work/local/$format.fp" > "$work/local/$name.pairs"
+  sh-pairs -k "$k" $pairs_flag < "$fp" > "$work/local/$name.pairs"
   sh-cluster < "$work/local/$name.pairs" > "$work/local/$name.clusters"
   input="--input $work/docs.txt --input-format text"
   [ "$format" = jsonl ] && input="--input $work/docs.jsonl --input-format jsonl --id-field id"
@@ -92,7 +105,13 @@ for run in "${runs[@]}"; do
   spark="$work/spark/$name"
   cat "$spark"/fingerprints/part-* > "$spark.fp"
   cat "$spark"/pairs/part-* > "$spark.pairs"
-  check "$name: fingerprints" "$work/local/$format.fp" "$spark.fp"
+  if [ "$flag" = --df ]; then
+    cat "$spark"/df/part-* > "$spark.df"
+    check "$name: document-frequency table ($(wc -l < "$spark.df") lines)" "$work/local/$format.df" "$spark.df"
+    check "$name: fingerprints" "$work/local/$format-df.fp" "$spark.fp"
+  else
+    check "$name: fingerprints" "$work/local/$format.fp" "$spark.fp"
+  fi
   LC_ALL=C sort "$work/local/$name.pairs" > "$work/local/$name.sorted"
   LC_ALL=C sort "$spark.pairs" > "$spark.sorted"
   check "$name: sorted pairs ($(wc -l < "$spark.pairs") pairs)" "$work/local/$name.sorted" "$spark.sorted"

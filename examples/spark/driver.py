@@ -20,7 +20,13 @@ Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do 
   sh-cluster, into the clusters file.
 
 Outputs: OUTPUT/fingerprints and OUTPUT/pairs (part files: concatenated in order they are
-byte for byte what the local commands print) and the clusters file on the driver.
+byte for byte what the local commands print), with --df also OUTPUT/df (the table sh-df writes
+for the whole input), and the clusters file on the driver.
+
+Corpus statistics (--df): sh-df runs on each partition of the hashes, the tables are added up
+by item in a shuffle (reduceByKey), so no vocabulary is gathered on the driver beyond the table
+itself (at most --df-capacity items); the table is broadcast, and each partition runs
+sh-weight with it between sh-hash and sh-compute.
 
 The commands must be on every worker: installed at one path (--bin-dir, by default the
 directory of the sh-pairs on the driver's PATH), or shipped with `spark-submit --files
@@ -34,11 +40,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import zlib
 
 from pyspark import SparkConf, SparkContext, SparkFiles, StorageLevel
 
-COMMANDS = ("sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster")
+COMMANDS = (
+    "sh-tokenize", "sh-shingle", "sh-hash", "sh-df", "sh-weight", "sh-compute", "sh-pairs", "sh-cluster",
+)
 
 
 def parse_args(argv):
@@ -64,6 +74,14 @@ def parse_args(argv):
     p.add_argument("-b", "--blocks", type=int, default=8,
                    help="B: blocks, C(B, K) tables (each record is shuffled once per table)")
     p.add_argument("--sparse", action="store_true", help="sh-pairs --sparse: only enough pairs to form the clusters")
+    p.add_argument("--df", action="store_true",
+                   help="corpus statistics: count document frequencies over the whole input (sh-df on "
+                        "each partition, added up by a shuffle), broadcast the table, and run sh-weight "
+                        "between sh-hash and sh-compute; the table is written to OUTPUT/df/")
+    p.add_argument("--max-df", type=float, help="sh-weight --max-df (with --df)")
+    p.add_argument("--idf", action="store_true", help="sh-weight --idf (with --df)")
+    p.add_argument("--df-capacity", type=int, default=1000000,
+                   help="sh-df --capacity: the most items in the table (with --df)")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
     p.add_argument("--output", required=True, help="directory for fingerprints/ and pairs/ (must not exist)")
     p.add_argument("--clusters", default="clusters.tsv", help="clusters file, written on the driver")
@@ -77,6 +95,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not 0 <= args.distance < args.blocks <= 64:
         p.error("need 0 <= K < B <= 64")
+    if (args.max_df is not None or args.idf) and not args.df:
+        p.error("--max-df and --idf go with --df")
     if args.bin_dir is None:
         found = shutil.which("sh-pairs")
         if found is None:
@@ -85,13 +105,18 @@ def parse_args(argv):
     return args
 
 
-def command(args, name, *flags):
-    """A command line for RDD.pipe, which runs it without a shell and with an empty environment."""
+def command_argv(args, name, *flags):
+    """A command as an argument list, for the executors: in --bin-dir, or relative to the
+    executor's working directory, where --files puts shipped files."""
     path = os.path.join(args.bin_dir, name)
     if not os.path.isabs(path):
-        # Relative to the executor's working directory, where --files puts shipped files.
         path = os.path.join(".", os.path.normpath(path))
-    return " ".join(shlex.quote(word) for word in (path, *flags))
+    return [path, *flags]
+
+
+def command(args, name, *flags):
+    """A command line for RDD.pipe, which runs it without a shell and with an empty environment."""
+    return " ".join(shlex.quote(word) for word in command_argv(args, name, *flags))
 
 
 def driver_command(args, name):
@@ -133,6 +158,75 @@ def pipe(rdd, cmd):
     return rdd.pipe(cmd, checkCode=True)
 
 
+def document_frequencies(sc, args, hashes, partitions):
+    """The table of sh-df over the whole input, computed on the executors: sh-df on each
+    partition, the counts added up by item in a shuffle, and, when more items remain than the
+    capacity, the Misra-Gries cut that sh-df --merge makes (every count lowered by the
+    (capacity + 1)-th largest). Only the table itself, at most --df-capacity items, comes to the
+    driver. Returns its text, byte for byte what sh-df writes for the same input."""
+    tables = pipe(hashes, command(args, "sh-df", "--quiet", "--capacity", str(args.df_capacity)))
+    tables = tables.persist(StorageLevel.MEMORY_AND_DISK)
+
+    def header(lines):
+        first = next(iter(lines), None)
+        if first is not None:
+            fields = first.split("\t")
+            yield int(fields[1]), int(fields[2]) if len(fields) > 2 else 0
+
+    def items(lines):
+        it = iter(lines)
+        next(it, None)  # the partition's header
+        for line in it:
+            item, _, count = line.rpartition("\t")
+            yield item, int(count)
+
+    headers = tables.mapPartitions(header).collect()  # one small tuple per partition
+    documents = sum(n for n, _ in headers)
+    undercount = sum(e for _, e in headers)
+    counts = tables.mapPartitions(items).reduceByKey(lambda a, b: a + b, numPartitions=partitions)
+    counts = counts.persist(StorageLevel.MEMORY_AND_DISK)
+    if counts.count() > args.df_capacity:
+        cut = counts.map(lambda kv: kv[1]).takeOrdered(args.df_capacity + 1, key=lambda c: -c)[-1]
+        undercount += cut
+        counts = counts.mapValues(lambda c: c - cut).filter(lambda kv: kv[1] > 0)
+    table = counts.collect()
+    table.sort(key=lambda kv: (-kv[1], kv[0].encode("utf-8", "surrogateescape")))
+    first = "#documents\t%d" % documents + ("\t%d" % undercount if undercount else "")
+    tables.unpersist()
+    return "".join([first + "\n"] + ["%s\t%d\n" % kv for kv in table])
+
+
+def weigh(argv, table):
+    """A partition function: sh-weight (argv) over the partition's lines, with the broadcast
+    table written once to a temporary file of the executor."""
+
+    def run(lines):
+        fd, path = tempfile.mkstemp(suffix=".df")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(table.value)
+            proc = subprocess.Popen(argv + ["--df", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+            def feed():
+                try:
+                    for line in lines:
+                        proc.stdin.write(line.encode("utf-8") + b"\n")
+                finally:
+                    proc.stdin.close()
+
+            feeder = threading.Thread(target=feed, daemon=True)
+            feeder.start()
+            for out in proc.stdout:
+                yield out.decode("utf-8").rstrip("\n")
+            feeder.join()
+            if proc.wait() != 0:
+                raise RuntimeError("sh-weight failed with status %d" % proc.returncode)
+        finally:
+            os.unlink(path)
+
+    return run
+
+
 def run(sc, args):
     """Runs the pipeline; returns (documents, pairs)."""
     partitions = args.partitions or sc.defaultParallelism
@@ -149,6 +243,14 @@ def run(sc, args):
     tokens = pipe(docs, command(args, "sh-tokenize", "--quiet", *tokenize_flags))
     shingles = pipe(tokens, command(args, "sh-shingle", "-w", str(args.window)))
     hashes = pipe(shingles, command(args, "sh-hash"))
+    if args.df:
+        hashes = hashes.persist(StorageLevel.MEMORY_AND_DISK)
+        df_table = document_frequencies(sc, args, hashes, partitions)
+        sc.parallelize([df_table.rstrip("\n")], 1).saveAsTextFile(os.path.join(args.output, "df"))
+        weight_flags = ["--quiet"] + (["--max-df", repr(args.max_df)] if args.max_df is not None else [])
+        weight_flags += ["--idf"] if args.idf else []
+        broadcast = sc.broadcast(df_table)
+        hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
     fingerprints = pipe(hashes, command(args, "sh-compute")).persist(StorageLevel.MEMORY_AND_DISK)
     fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
 

@@ -78,8 +78,10 @@ pub struct ItemCounts {
     capacity: usize,
     hasher: FixedState,
     undercount: u64,
-    /// Scratch for the reductions: the counts whose order statistic is taken.
+    /// Scratch for the reductions: the counts whose order statistic is taken, and the entries
+    /// that stay.
     counts: Vec<u64>,
+    survivors: Vec<Entry>,
 }
 
 /// The seed of the item hash: fixed, so that runs are reproducible (the output never depends
@@ -97,6 +99,7 @@ impl ItemCounts {
             hasher: FixedState::with_seed(SEED),
             undercount: 0,
             counts: Vec::new(),
+            survivors: Vec::new(),
         }
     }
 
@@ -194,14 +197,23 @@ impl ItemCounts {
         let at = self.capacity;
         let (_, &mut cut, _) = self.counts.select_nth_unstable_by(at, |a, b| b.cmp(a));
         self.undercount = self.undercount.saturating_add(cut);
+        // Rebuilt rather than thinned in place: erasing most entries would leave tombstones
+        // that every later lookup of a new item probes through.
         let mut freed = 0;
-        self.table.retain(|e| {
-            e.count -= cut;
-            if let (0, Key::Text { len, .. }) = (e.count, e.key) {
-                freed += len;
+        self.survivors.clear();
+        for entry in self.table.drain() {
+            match entry.count - cut {
+                0 => {
+                    if let Key::Text { len, .. } = entry.key {
+                        freed += len;
+                    }
+                }
+                count => self.survivors.push(Entry { count, ..entry }),
             }
-            e.count > 0
-        });
+        }
+        for &entry in &self.survivors {
+            self.table.insert_unique(entry.hash, entry, |e| e.hash);
+        }
         self.live_bytes -= freed;
         if self.arena.len() > 2 * self.live_bytes + (1 << 20) {
             self.compact_arena();
