@@ -4,7 +4,9 @@
 //!
 //! Items are byte strings. Nearly all are 64-bit hashes in plain decimal (sh-hash's output):
 //! those are held as numbers, compared and hashed as such; any other item's text lives in one
-//! arena that the entries point into, so no item costs an allocation of its own.
+//! arena that the entries point into, so no item costs an allocation of its own. Entries keep
+//! no hash: a number's is cheap to compute again, and a text's is needed only when the table
+//! grows or is rebuilt.
 
 use std::hash::BuildHasher;
 
@@ -12,18 +14,10 @@ use foldhash::fast::FixedState;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
 use sh_core::number::{leading_decimal, write_u64};
 
-/// An item as held: a number, or the place of its text in the arena.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Key {
-    /// An item that is the canonical decimal of this number (no leading zero).
-    Number(u64),
-    /// `arena[start..start + len]`.
-    Text { start: usize, len: usize },
-}
-
 /// An item as looked up: a number, or text not in the arena.
 #[derive(Debug, Clone, Copy)]
 enum Probe<'a> {
+    /// An item that is the canonical decimal of this number (no leading zero).
     Number(u64),
     Text(&'a [u8]),
 }
@@ -48,24 +42,51 @@ impl<'a> Probe<'a> {
     }
 
     #[inline]
-    fn matches(self, key: Key, arena: &[u8]) -> bool {
-        match (self, key) {
-            (Probe::Number(a), Key::Number(b)) => a == b,
-            (Probe::Text(text), Key::Text { start, len }) => &arena[start..start + len] == text,
-            _ => false,
+    fn matches(self, entry: &Entry, arena: &[u8]) -> bool {
+        match self {
+            Probe::Number(value) => !entry.is_text && entry.value == value,
+            Probe::Text(text) => entry.is_text && stored_text(arena, entry.value) == text,
         }
     }
 }
 
-/// An item held and its count.
+/// An item held and its count: 32 bytes, so that two share a cache line and none straddles
+/// two (the table is the working set of sh-df; its misses are most of the time).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    hash: u64,
-    key: Key,
+    /// The number, or where the text is in the arena (an 8-byte length, then the bytes).
+    value: u64,
     count: u64,
     /// The last document (or table, when merging) that counted this item: an item counts once
     /// per document however often it occurs there.
     last_seen: u64,
+    is_text: bool,
+}
+
+impl Entry {
+    fn rehash(&self, hasher: &FixedState, arena: &[u8]) -> u64 {
+        match self.is_text {
+            false => hasher.hash_one(self.value),
+            true => hasher.hash_one(stored_text(arena, self.value)),
+        }
+    }
+
+    /// Bytes the item takes in the arena.
+    fn arena_bytes(&self, arena: &[u8]) -> usize {
+        match self.is_text {
+            false => 0,
+            true => LEN_BYTES + stored_text(arena, self.value).len(),
+        }
+    }
+}
+
+/// The length in front of each text in the arena.
+const LEN_BYTES: usize = 8;
+
+fn stored_text(arena: &[u8], at: u64) -> &[u8] {
+    let at = at as usize;
+    let len = u64::from_le_bytes(arena[at..at + LEN_BYTES].try_into().expect("8 bytes")) as usize;
+    &arena[at + LEN_BYTES..at + LEN_BYTES + len]
 }
 
 /// Counts of items, at most `capacity` of them held at once.
@@ -127,8 +148,7 @@ impl ItemCounts {
     fn find(&self, item: &[u8]) -> Option<&Entry> {
         let probe = Probe::of(item);
         let hash = probe.hash(&self.hasher);
-        let arena = &self.arena;
-        self.table.find(hash, |e| e.hash == hash && probe.matches(e.key, arena))
+        self.table.find(hash, |e| probe.matches(e, &self.arena))
     }
 
     /// The count of `item`, if it is held.
@@ -150,18 +170,18 @@ impl ItemCounts {
     pub fn add_if_room(&mut self, item: &[u8], amount: u64, seen: u64) -> bool {
         let probe = Probe::of(item);
         let hash = probe.hash(&self.hasher);
-        let arena = &self.arena;
+        let (arena, hasher) = (&self.arena, &self.hasher);
         let full = self.table.len() >= self.capacity;
-        match self.table.entry(hash, |e| e.hash == hash && probe.matches(e.key, arena), |e| e.hash)
-        {
+        let slot = self.table.entry(hash, |e| probe.matches(e, arena), |e| e.rehash(hasher, arena));
+        match slot {
             Slot::Occupied(mut occupied) => {
                 count_once(occupied.get_mut(), amount, seen);
                 true
             }
             Slot::Vacant(_) if full => false,
             Slot::Vacant(vacant) => {
-                let key = store(&mut self.arena, &mut self.live_bytes, probe);
-                vacant.insert(Entry { hash, key, count: amount, last_seen: seen });
+                let (value, is_text) = store(&mut self.arena, &mut self.live_bytes, probe);
+                vacant.insert(Entry { value, count: amount, last_seen: seen, is_text });
                 true
             }
         }
@@ -174,13 +194,13 @@ impl ItemCounts {
     pub fn add_overflow(&mut self, item: &[u8], amount: u64, seen: u64) {
         let probe = Probe::of(item);
         let hash = probe.hash(&self.hasher);
-        let arena = &self.arena;
-        match self.table.find_mut(hash, |e| e.hash == hash && probe.matches(e.key, arena)) {
+        match self.table.find_mut(hash, |e| probe.matches(e, &self.arena)) {
             Some(entry) => count_once(entry, amount, seen),
             None => {
-                let key = store(&mut self.arena, &mut self.live_bytes, probe);
-                let entry = Entry { hash, key, count: amount, last_seen: seen };
-                self.table.insert_unique(hash, entry, |e| e.hash);
+                let (value, is_text) = store(&mut self.arena, &mut self.live_bytes, probe);
+                let entry = Entry { value, count: amount, last_seen: seen, is_text };
+                let (arena, hasher) = (&self.arena, &self.hasher);
+                self.table.insert_unique(hash, entry, |e| e.rehash(hasher, arena));
             }
         }
         if self.table.len() > self.capacity {
@@ -203,16 +223,14 @@ impl ItemCounts {
         self.survivors.clear();
         for entry in self.table.drain() {
             match entry.count - cut {
-                0 => {
-                    if let Key::Text { len, .. } = entry.key {
-                        freed += len;
-                    }
-                }
+                0 => freed += entry.arena_bytes(&self.arena),
                 count => self.survivors.push(Entry { count, ..entry }),
             }
         }
+        let (arena, hasher) = (&self.arena, &self.hasher);
         for &entry in &self.survivors {
-            self.table.insert_unique(entry.hash, entry, |e| e.hash);
+            self.table
+                .insert_unique(entry.rehash(hasher, arena), entry, |e| e.rehash(hasher, arena));
         }
         self.live_bytes -= freed;
         if self.arena.len() > 2 * self.live_bytes + (1 << 20) {
@@ -222,13 +240,13 @@ impl ItemCounts {
 
     /// Moves the text of the items held to a new arena, leaving out that of items gone.
     fn compact_arena(&mut self) {
+        // Hashes do not change: the text does not, only where it is.
         let mut arena = Vec::with_capacity(self.live_bytes);
-        for entry in self.table.iter_mut() {
-            if let Key::Text { start, len } = &mut entry.key {
-                let from = *start;
-                *start = arena.len();
-                arena.extend_from_slice(&self.arena[from..from + *len]);
-            }
+        for entry in self.table.iter_mut().filter(|e| e.is_text) {
+            let from = entry.value as usize;
+            let bytes = entry.arena_bytes(&self.arena);
+            entry.value = arena.len() as u64;
+            arena.extend_from_slice(&self.arena[from..from + bytes]);
         }
         self.arena = arena;
     }
@@ -239,9 +257,9 @@ impl ItemCounts {
         let mut items = Vec::with_capacity(self.table.len());
         for entry in self.table.iter() {
             let start = text.len();
-            match entry.key {
-                Key::Number(value) => write_u64(&mut text, value).expect("writing to a Vec"),
-                Key::Text { start, len } => text.extend_from_slice(&self.arena[start..start + len]),
+            match entry.is_text {
+                false => write_u64(&mut text, entry.value).expect("writing to a Vec"),
+                true => text.extend_from_slice(stored_text(&self.arena, entry.value)),
             }
             items.push((start, text.len(), entry.count));
         }
@@ -284,15 +302,16 @@ fn count_once(entry: &mut Entry, amount: u64, seen: u64) {
     }
 }
 
-/// The key of a new item, its text copied into the arena when it is no number.
-fn store(arena: &mut Vec<u8>, live_bytes: &mut usize, probe: Probe<'_>) -> Key {
+/// The value and kind of a new entry, its text copied into the arena when it is no number.
+fn store(arena: &mut Vec<u8>, live_bytes: &mut usize, probe: Probe<'_>) -> (u64, bool) {
     match probe {
-        Probe::Number(value) => Key::Number(value),
+        Probe::Number(value) => (value, false),
         Probe::Text(text) => {
-            let start = arena.len();
+            let at = arena.len() as u64;
+            arena.extend_from_slice(&(text.len() as u64).to_le_bytes());
             arena.extend_from_slice(text);
-            *live_bytes += text.len();
-            Key::Text { start, len: text.len() }
+            *live_bytes += LEN_BYTES + text.len();
+            (at, true)
         }
     }
 }
