@@ -168,7 +168,11 @@ impl ItemCounts {
     /// once the rest of `seen` is counted.
     #[inline]
     pub fn add_if_room(&mut self, item: &[u8], amount: u64, seen: u64) -> bool {
-        let probe = Probe::of(item);
+        self.add_probe_if_room(Probe::of(item), amount, seen)
+    }
+
+    #[inline]
+    fn add_probe_if_room(&mut self, probe: Probe<'_>, amount: u64, seen: u64) -> bool {
         let hash = probe.hash(&self.hasher);
         let (arena, hasher) = (&self.arena, &self.hasher);
         let full = self.table.len() >= self.capacity;
@@ -192,7 +196,10 @@ impl ItemCounts {
     /// item beyond the capacity, in decreasing order, and items left at zero go). Each item must
     /// come here at most once for `seen`.
     pub fn add_overflow(&mut self, item: &[u8], amount: u64, seen: u64) {
-        let probe = Probe::of(item);
+        self.add_probe_overflow(Probe::of(item), amount, seen)
+    }
+
+    fn add_probe_overflow(&mut self, probe: Probe<'_>, amount: u64, seen: u64) {
         let hash = probe.hash(&self.hasher);
         match self.table.find_mut(hash, |e| probe.matches(e, &self.arena)) {
             Some(entry) => count_once(entry, amount, seen),
@@ -206,6 +213,21 @@ impl ItemCounts {
         if self.table.len() > self.capacity {
             self.reduce();
         }
+    }
+
+    /// Adds every count of `other` (a table of other documents), as one source numbered
+    /// `seen`, and its undercount.
+    pub fn add_counts(&mut self, other: &ItemCounts, seen: u64) {
+        for entry in other.table.iter() {
+            let probe = match entry.is_text {
+                false => Probe::Number(entry.value),
+                true => Probe::Text(stored_text(&other.arena, entry.value)),
+            };
+            if !self.add_probe_if_room(probe, entry.count, seen) {
+                self.add_probe_overflow(probe, entry.count, seen);
+            }
+        }
+        self.add_undercount(other.undercount());
     }
 
     /// Brings the table back to at most `capacity` items: with v the (capacity + 1)-th largest

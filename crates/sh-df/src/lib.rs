@@ -1,5 +1,6 @@
 //! sh-df: the document frequency of every item of a corpus, as a table that sh-weight reads.
 
+mod count;
 mod counts;
 pub mod table;
 
@@ -7,9 +8,6 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
-use sh_core::progress::Progress;
-use sh_core::record::{items, split_id};
 use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};
@@ -43,6 +41,12 @@ is in the table, and an item missing from it is in at most E documents. For leav
 found in more than a fraction F of the documents, the capacity needs to be well above \
 (distinct items per document) / F; the default holds a million items.
 
+A regular file of unweighted items (standard input redirected from a file included) of more \
+than 16 MB is cut into up to --threads parts at line ends, each counted on its own thread into \
+a table of its own (so up to --threads times the memory), and the tables are added up as by \
+--merge. Exact tables are the same whatever the parts; beyond the capacity, the summary, with \
+its guarantees, depends on the parts.
+
 --merge adds the tables of shards: the document counts add up and so do the counts of each \
 item. The result of merging exact tables equals the table of the concatenated input, line for \
 line; when the union holds more items than --capacity it is reduced as above, and the \
@@ -68,9 +72,17 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
+    /// Count a large file (not a pipe) in N parts at once, one table each [default: all cores]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
     /// Show no progress
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Reads a --capacity: a whole number of items from 1 to 2^32-1.
@@ -100,7 +112,13 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut counts = ItemCounts::new(args.capacity);
     let documents = if args.merge.is_empty() {
-        count_documents(&args, &mut counts)?
+        let how = count::Counting {
+            capacity: args.capacity,
+            weighted: args.weighted,
+            threads: args.threads.map_or_else(all_cores, |n| n as usize),
+            quiet: args.quiet,
+        };
+        count::count_input(&args.io.input, how, &mut counts)?
     } else {
         merge_tables(&args.merge, &mut counts)?
     };
@@ -116,49 +134,6 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Counts the documents of the input; returns how many there were.
-fn count_documents(args: &Args, counts: &mut ItemCounts) -> Result<u64> {
-    let mut input = args.io.open_input()?;
-    let mut progress = Progress::new(args.quiet, "documents counted");
-    // The items of the current document that found no room, as ranges of its payload: they are
-    // counted after the rest, once each.
-    let mut overflow: Vec<(usize, usize)> = Vec::new();
-    let mut documents = 0u64;
-    while let Some((line, record)) = input.next_numbered()? {
-        let (_, payload) = split_id(record);
-        let document = documents;
-        documents += 1;
-        overflow.clear();
-        for item in items(payload) {
-            let key = if args.weighted { item_of_weighted(item, line)? } else { item };
-            if !counts.add_if_room(key, 1, document) {
-                let start = key.as_ptr() as usize - payload.as_ptr() as usize;
-                overflow.push((start, start + key.len()));
-            }
-        }
-        if !overflow.is_empty() {
-            overflow.sort_unstable_by(|a, b| payload[a.0..a.1].cmp(&payload[b.0..b.1]));
-            overflow.dedup_by(|a, b| payload[a.0..a.1] == payload[b.0..b.1]);
-            for &(start, end) in &overflow {
-                counts.add_overflow(&payload[start..end], 1, document);
-            }
-        }
-        progress.tick();
-    }
-    progress.finish();
-    Ok(documents)
-}
-
-/// The ITEM of `ITEM:WEIGHT`, once the weight is checked.
-fn item_of_weighted(item: &[u8], line: u64) -> Result<&[u8]> {
-    let (key, weight) = split_weight(item)
-        .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
-    if parse_weight(weight).is_none() {
-        return Err(Error::input(line, WEIGHT_ERROR, item));
-    }
-    Ok(key)
 }
 
 /// Adds up the tables; returns the total of their document counts.

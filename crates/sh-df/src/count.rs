@@ -1,0 +1,265 @@
+//! Counting the documents of the input: one pass over a stream, or, for a large regular file of
+//! unweighted items, one pass per part of the file, each on its own thread with a table of its
+//! own, the tables then added up as `--merge` adds tables.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use sh_core::io::is_std_stream;
+use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::progress::Progress;
+use sh_core::record::{items, split_id};
+use sh_core::{Error, RecordReader, Result};
+
+use crate::ItemCounts;
+
+/// A file smaller than this per thread is read by one thread: starting threads and merging
+/// tables would cost more than they save.
+const MIN_PART_BYTES: u64 = 16 << 20;
+
+/// What counting needs to know.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counting {
+    pub capacity: usize,
+    pub weighted: bool,
+    pub threads: usize,
+    pub quiet: bool,
+}
+
+/// Counts the documents of `input` into `counts`; returns how many there were.
+pub(crate) fn count_input(input: &Path, how: Counting, counts: &mut ItemCounts) -> Result<u64> {
+    if !how.weighted && how.threads > 1 {
+        if let Some((file, len)) = regular_file(input) {
+            let parts = (len / MIN_PART_BYTES).min(how.threads as u64);
+            if parts > 1 {
+                return count_parts(file, len, parts as usize, how, counts);
+            }
+        }
+    }
+    let mut reader = RecordReader::open(input)?;
+    let progress = Progress::new(how.quiet, "documents counted");
+    count_records(&mut reader, counts, how.weighted, 0, progress)
+}
+
+/// The input as a regular file and its length, when it is one (standard input redirected from
+/// a file included); `None` for pipes, terminals and anything that fails (the ordinary path
+/// then reports the failure).
+fn regular_file(input: &Path) -> Option<(Arc<File>, u64)> {
+    let file = if is_std_stream(input) {
+        use std::os::fd::AsFd;
+        File::from(io::stdin().as_fd().try_clone_to_owned().ok()?)
+    } else {
+        File::open(input).ok()?
+    };
+    let meta = file.metadata().ok()?;
+    meta.is_file().then(|| (Arc::new(file), meta.len()))
+}
+
+/// Counts `parts` parts of the file, cut after line ends, on as many threads.
+fn count_parts(
+    file: Arc<File>,
+    len: u64,
+    parts: usize,
+    how: Counting,
+    counts: &mut ItemCounts,
+) -> Result<u64> {
+    let mut cuts = vec![0];
+    for part in 1..parts as u64 {
+        let cut = line_start_after(&file, len * part / parts as u64, len)?;
+        if cut > *cuts.last().expect("a cut") {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(len);
+    cuts.dedup();
+    let first_table = &mut *counts;
+    let results: Vec<Result<(u64, Option<ItemCounts>)>> = std::thread::scope(|scope| {
+        let mut first = Some(first_table);
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|range| {
+                let source = PartReader { file: Arc::clone(&file), at: range[0], end: range[1] };
+                let mine = first.take();
+                scope.spawn(move || {
+                    let mut reader = RecordReader::new(source, "standard input".into());
+                    // Progress is shown by the first part, which starts at the beginning.
+                    let progress = Progress::new(how.quiet || mine.is_none(), "documents counted");
+                    match mine {
+                        Some(counts) => count_records(&mut reader, counts, false, 0, progress)
+                            .map(|n| (n, None)),
+                        None => {
+                            let mut own = ItemCounts::new(how.capacity);
+                            count_records(&mut reader, &mut own, false, 0, progress)
+                                .map(|n| (n, Some(own)))
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a counting thread panicked")).collect()
+    });
+    let mut outcomes = Vec::with_capacity(results.len());
+    for result in results {
+        outcomes.push(result?);
+    }
+    let documents = outcomes.iter().map(|(n, _)| n).sum();
+    // The first part's table is `counts` itself; the others are added to it in file order,
+    // each under a number no document of the first part has.
+    for (part, (_, own)) in outcomes.into_iter().enumerate().skip(1) {
+        let own = own.expect("a later part has a table of its own");
+        counts.add_counts(&own, u64::MAX - part as u64);
+    }
+    Ok(documents)
+}
+
+/// The offset of the first line that starts at or after `at` (`len` when none does).
+fn line_start_after(file: &File, at: u64, len: u64) -> Result<u64> {
+    if at == 0 {
+        return Ok(0);
+    }
+    let mut buffer = [0u8; 64 * 1024];
+    let mut from = at - 1; // a line starts at `at` when the byte before it ends one
+    while from < len {
+        let n = file
+            .read_at(&mut buffer, from)
+            .map_err(|e| Error::io("error reading standard input", e))?;
+        if n == 0 {
+            break;
+        }
+        if let Some(lf) = buffer[..n].iter().position(|&b| b == b'\n') {
+            return Ok(from + lf as u64 + 1);
+        }
+        from += n as u64;
+    }
+    Ok(len)
+}
+
+/// Reads `file[at..end]` without moving a shared file position.
+struct PartReader {
+    file: Arc<File>,
+    at: u64,
+    end: u64,
+}
+
+impl Read for PartReader {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let left = (self.end - self.at).min(buffer.len() as u64) as usize;
+        if left == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buffer[..left], self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// Counts every record of `reader` as a document, numbering them from `first`; returns how
+/// many there were.
+fn count_records(
+    reader: &mut RecordReader,
+    counts: &mut ItemCounts,
+    weighted: bool,
+    first: u64,
+    mut progress: Progress,
+) -> Result<u64> {
+    // The items of the current document that found no room, as ranges of its payload: they are
+    // counted after the rest, once each.
+    let mut overflow: Vec<(usize, usize)> = Vec::new();
+    let mut documents = 0u64;
+    while let Some((line, record)) = reader.next_numbered()? {
+        let (_, payload) = split_id(record);
+        let document = first + documents;
+        documents += 1;
+        overflow.clear();
+        for item in items(payload) {
+            let key = if weighted { item_of_weighted(item, line)? } else { item };
+            if !counts.add_if_room(key, 1, document) {
+                let start = key.as_ptr() as usize - payload.as_ptr() as usize;
+                overflow.push((start, start + key.len()));
+            }
+        }
+        if !overflow.is_empty() {
+            overflow.sort_unstable_by(|a, b| payload[a.0..a.1].cmp(&payload[b.0..b.1]));
+            overflow.dedup_by(|a, b| payload[a.0..a.1] == payload[b.0..b.1]);
+            for &(start, end) in &overflow {
+                counts.add_overflow(&payload[start..end], 1, document);
+            }
+        }
+        progress.tick();
+    }
+    progress.finish();
+    Ok(documents)
+}
+
+/// The ITEM of `ITEM:WEIGHT`, once the weight is checked.
+fn item_of_weighted(item: &[u8], line: u64) -> Result<&[u8]> {
+    let (key, weight) = split_weight(item)
+        .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+    if parse_weight(weight).is_none() {
+        return Err(Error::input(line, WEIGHT_ERROR, item));
+    }
+    Ok(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn sequential(text: &[u8], capacity: usize) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
+        let mut counts = ItemCounts::new(capacity);
+        let mut reader = RecordReader::new(std::io::Cursor::new(text.to_vec()), "t".into());
+        let n = count_records(&mut reader, &mut counts, false, 0, Progress::new(true, "")).unwrap();
+        let items = counts.sorted().iter().map(|(i, c)| (i.to_vec(), c)).collect();
+        (n, items, counts.undercount())
+    }
+
+    fn in_parts(text: &[u8], parts: usize, capacity: usize) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(text).unwrap();
+        let how = Counting { capacity, weighted: false, threads: parts, quiet: true };
+        let mut counts = ItemCounts::new(capacity);
+        let n = count_parts(Arc::new(file), text.len() as u64, parts, how, &mut counts).unwrap();
+        let items = counts.sorted().iter().map(|(i, c)| (i.to_vec(), c)).collect();
+        (n, items, counts.undercount())
+    }
+
+    /// Parts cut at every kind of place (inside a line, at its end, past the last line, a last
+    /// line without LF, empty lines) give the table of one pass while everything fits, and a
+    /// summary within the same bounds beyond.
+    #[test]
+    fn parts_add_up_to_the_whole() {
+        let mut text = Vec::new();
+        for doc in 0..300u64 {
+            for item in 0..(doc % 17) {
+                write!(text, "{} w{} ", (doc * item) % 41, item % 5).unwrap();
+            }
+            text.extend_from_slice(if doc % 50 == 49 { b"\n\n" } else { b"\n" });
+        }
+        text.extend_from_slice(b"7 last-line-without-lf");
+        let whole = sequential(&text, 1000);
+        assert_eq!(whole.2, 0, "the whole fits");
+        for parts in [2, 3, 7, 64, 5000] {
+            assert_eq!(in_parts(&text, parts, 1000), whole, "{parts} parts");
+        }
+        let (n, held, undercount) = in_parts(&text, 5, 10);
+        assert_eq!(n, whole.0);
+        assert!(held.len() <= 10 && undercount > 0);
+        for (item, count) in held {
+            let exact = whole.1.iter().find(|(i, _)| *i == item).unwrap().1;
+            assert!(count <= exact && count + undercount >= exact);
+        }
+    }
+
+    #[test]
+    fn cuts_fall_after_line_ends() {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"ab\ncd\n\nef").unwrap();
+        let cut = |at| line_start_after(&file, at, 9).unwrap();
+        assert_eq!([0, 1, 2, 3, 4, 6, 7, 8].map(cut), [0, 3, 3, 3, 6, 6, 7, 9]);
+    }
+}
