@@ -11,7 +11,7 @@ use sh_core::cli::IoArgs;
 use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};
-pub use table::{read_table, write_table, Header};
+pub use table::{read_table, read_table_from, write_table, Header};
 
 /// Items held by default: about 100 MB at the most for items of 20 bytes (64-bit hashes in
 /// decimal), each taking some 60 bytes of table and 20 of text.

@@ -51,10 +51,11 @@ pub fn read_table(
 ) -> Result<Header> {
     let name = path.display().to_string();
     let mut reader = RecordReader::open(path)?;
-    read_records(&mut reader, &mut each).map_err(|e| e.in_file(&name))
+    read_table_from(&mut reader, &mut each).map_err(|e| e.in_file(&name))
 }
 
-fn read_records(
+/// [`read_table`] from any reader; errors name the line only.
+pub fn read_table_from(
     reader: &mut RecordReader,
     each: &mut impl FnMut(&Header, u64, &[u8], u64) -> Result<()>,
 ) -> Result<Header> {
