@@ -18,3 +18,12 @@ echo "== clusters (sh-cluster), one per line:"
 sh-cluster < "$work/pairs.tsv"
 echo "== documents to drop, keeping the first of each cluster (sh-cluster --duplicates):"
 sh-cluster --duplicates < "$work/pairs.tsv"
+
+# The recommended pipeline for real corpora (README.md): corpus statistics leave out what many
+# documents share before the fingerprints are computed. (This corpus is too small to have much
+# in common: the pairs are those of the plain pipeline at this K.)
+sh-tokenize --json --id-field id < "$here/docs.jsonl" | sh-shingle | sh-hash > "$work/hashes"
+sh-df < "$work/hashes" > "$work/df"
+sh-weight --df "$work/df" < "$work/hashes" | sh-compute | sh-pairs -k 8 > "$work/pairs-df.tsv"
+echo "== with corpus statistics (sh-df, sh-weight; K = 8): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
+sh-cluster < "$work/pairs-df.tsv"

@@ -14,7 +14,10 @@ use sh_core::{Error, Result};
 pub use weights::{Rule, Weights};
 
 /// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
-pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.05), idf: false };
+pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.05), floor: DEFAULT_FLOOR, idf: false };
+
+/// `--df-floor` when not given.
+pub const DEFAULT_FLOOR: u64 = 0;
 
 const DESCRIPTION: &str = "\
 Applies corpus statistics to every document's items, between sh-hash and sh-compute: items \
@@ -57,6 +60,10 @@ pub struct Args {
     /// Leave out items found in more than this fraction of the documents (0 < F <= 1)
     #[arg(long, value_name = "F", value_parser = parse_fraction, allow_negative_numbers = true)]
     pub max_df: Option<f64>,
+
+    /// Never leave out an item found in N documents or fewer, whatever --max-df says
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_FLOOR)]
+    pub df_floor: u64,
 
     /// Weigh every item kept by ln(N / df): ITEM:WEIGHT
     #[arg(long)]
@@ -102,9 +109,9 @@ impl Args {
     /// The rule the flags ask for.
     pub fn rule(&self) -> Rule {
         if self.max_df.is_none() && !self.idf {
-            DEFAULT_RULE
+            Rule { floor: self.df_floor, ..DEFAULT_RULE }
         } else {
-            Rule { max_df: self.max_df, idf: self.idf }
+            Rule { max_df: self.max_df, floor: self.df_floor, idf: self.idf }
         }
     }
 }

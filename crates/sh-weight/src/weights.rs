@@ -11,8 +11,10 @@ use sh_df::{read_table, ItemCounts};
 /// What is done to the items: drop the common ones, weigh by IDF, or both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rule {
-    /// Leave out items found in more than this fraction of the documents.
+    /// Leave out items found in more than this fraction of the documents...
     pub max_df: Option<f64>,
+    /// ... but never one found in at most this many documents.
+    pub floor: u64,
     /// Weigh every item kept by log(N / df).
     pub idf: bool,
 }
@@ -128,10 +130,11 @@ fn separate(out: &mut Vec<u8>, kept: &mut bool) {
     *kept = true;
 }
 
-/// The largest count kept: items in more than `max_df` of the documents go.
+/// The largest count kept: items in more than `max_df` of the documents go, unless they are
+/// in at most `floor` documents.
 fn drop_above(rule: Rule, documents: u64) -> u64 {
     match rule.max_df {
-        Some(fraction) => (fraction * documents as f64).floor() as u64,
+        Some(fraction) => ((fraction * documents as f64).floor() as u64).max(rule.floor),
         None => u64::MAX,
     }
 }
