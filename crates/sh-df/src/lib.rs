@@ -81,6 +81,11 @@ pub struct Args {
     pub quiet: bool,
 }
 
+/// An error writing the output (the table).
+fn write_error(source: std::io::Error) -> Error {
+    Error::io("error writing output", source)
+}
+
 fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -124,7 +129,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let header = Header { documents, undercount: counts.undercount() };
     let mut out = args.io.create_output()?;
-    write_table(&mut out, header, counts.sorted().iter())?;
+    write_table(&mut out, header, counts.sorted().iter()).map_err(write_error)?;
     out.finish()?;
     if header.undercount > 0 && !args.quiet {
         eprintln!(

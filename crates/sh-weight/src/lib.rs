@@ -132,9 +132,10 @@ pub fn run(args: Args) -> Result<()> {
         let (id, payload) = split_id(record);
         line_out.clear();
         weights.apply(payload, args.weighted, line, &mut line_out)?;
-        write_id(&mut out, id)?;
-        out.write_all(&line_out)?;
-        out.write_all(b"\n")?;
+        write_id(&mut out, id)
+            .and_then(|()| out.write_all(&line_out))
+            .and_then(|()| out.write_all(b"\n"))
+            .map_err(|e| Error::io("error writing output", e))?;
         progress.tick();
     }
     progress.finish();
