@@ -47,6 +47,8 @@ def main():
                         help="a Python with simhash 2.1.2")
     parser.add_argument("--skip-peer-10m", action="store_true",
                         help="do not run the peer on the large random set (minutes per run)")
+    parser.add_argument("--only", choices=["corpus-stats"],
+                        help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended pipeline)")
     args = parser.parse_args()
     size = SIZES[args.size]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -54,6 +56,13 @@ def main():
 
     print(f"# sh-tools benchmarks ({args.size}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"\nMachine: {machine()}\n")
+
+    demo = ROOT / "examples" / "demo" / "docs.txt"
+    if args.only == "corpus-stats":
+        corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
+        stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
+        corpus_stats.print_results(stats, count, Measure)
+        return
 
     small = random_fingerprints(args.work, size["small"], seed=1)
     large = random_fingerprints(args.work, size["large"], seed=2)
@@ -91,7 +100,6 @@ def main():
 
     # Text to fingerprints.
     # The tiny run (CI) uses the demo corpus shipped in the repository, fetching nothing.
-    demo = ROOT / "examples" / "demo" / "docs.txt"
     corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
     text_rows = text_benchmarks(bench, corpus, size["peer_text"])
     stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
