@@ -79,6 +79,7 @@ def parse_args(argv):
                         "each partition, added up by a shuffle), broadcast the table, and run sh-weight "
                         "between sh-hash and sh-compute; the table is written to OUTPUT/df/")
     p.add_argument("--max-df", type=float, help="sh-weight --max-df (with --df)")
+    p.add_argument("--df-floor", type=int, help="sh-weight --df-floor (with --df)")
     p.add_argument("--idf", action="store_true", help="sh-weight --idf (with --df)")
     p.add_argument("--df-capacity", type=int, default=1000000,
                    help="sh-df --capacity: the most items in the table (with --df)")
@@ -95,8 +96,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not 0 <= args.distance < args.blocks <= 64:
         p.error("need 0 <= K < B <= 64")
-    if (args.max_df is not None or args.idf) and not args.df:
-        p.error("--max-df and --idf go with --df")
+    if (args.max_df is not None or args.df_floor is not None or args.idf) and not args.df:
+        p.error("--max-df, --df-floor and --idf go with --df")
     if args.bin_dir is None:
         found = shutil.which("sh-pairs")
         if found is None:
@@ -248,6 +249,7 @@ def run(sc, args):
         df_table = document_frequencies(sc, args, hashes, partitions)
         sc.parallelize([df_table.rstrip("\n")], 1).saveAsTextFile(os.path.join(args.output, "df"))
         weight_flags = ["--quiet"] + (["--max-df", repr(args.max_df)] if args.max_df is not None else [])
+        weight_flags += ["--df-floor", str(args.df_floor)] if args.df_floor is not None else []
         weight_flags += ["--idf"] if args.idf else []
         broadcast = sc.broadcast(df_table)
         hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
