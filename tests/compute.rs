@@ -2,10 +2,10 @@
 
 use crate::util::run;
 
-const VECTORS: &str = include_str!("../../shared/vectors/compute.jsonl");
+const VECTORS: &str = include_str!("data/vectors/compute.jsonl");
 
 #[test]
-fn shared_reference_vectors() {
+fn reference_vectors() {
     let (mut input, mut expected) = (String::new(), String::new());
     for (n, line) in VECTORS.lines().filter(|line| !line.trim().is_empty()).enumerate() {
         let vector: serde_json::Value = serde_json::from_str(line).expect("JSON vector");

@@ -470,3 +470,36 @@ fn clusters_of_two_million_distinct_ids_stay_within_the_documented_memory() {
     let bound = ids * 64 + (64 << 20);
     assert!(peak < bound, "peak memory {} MB for {ids} ids", peak >> 20);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The repository stands alone.
+
+/// Files a build or test reads must be in the repository: a clone on its own has nothing
+/// beside it. (`.ci/run` proves it by running the tests in such a clone.)
+#[test]
+fn no_file_reads_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Spelled in two parts so that this file does not name it.
+    let outside = ["../", "shared"].concat();
+    let mut offenders = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(root).unwrap();
+            let skipped =
+                ["target", ".git", "fuzz/target", "fuzz/corpus", "bench/work", "eval/work"];
+            if skipped.iter().any(|s| relative == Path::new(s)) {
+                continue;
+            }
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Ok(text) = fs::read(&path) {
+                if text.windows(outside.len()).any(|w| w == outside.as_bytes()) {
+                    offenders.push(relative.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "these files read {outside}: {offenders:?}");
+}

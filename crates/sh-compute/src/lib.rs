@@ -120,10 +120,10 @@ fn add_item(simhash: &mut Simhash, item: &[u8]) -> std::result::Result<(), Strin
 mod tests {
     use super::*;
 
-    const VECTORS: &str = include_str!("../../../../shared/vectors/compute.jsonl");
+    const VECTORS: &str = include_str!("../../../tests/data/vectors/compute.jsonl");
 
     #[test]
-    fn shared_reference_vectors() {
+    fn reference_vectors() {
         let mut checked = 0;
         for line in VECTORS.lines().filter(|l| !l.trim().is_empty()) {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();

@@ -112,10 +112,10 @@ pub fn hash_items<'a>(
 mod tests {
     use super::*;
 
-    const VECTORS: &str = include_str!("../../../../shared/vectors/jenkins.jsonl");
+    const VECTORS: &str = include_str!("../../../tests/data/vectors/jenkins.jsonl");
 
     #[test]
-    fn shared_reference_vectors() {
+    fn reference_vectors() {
         let mut checked = 0;
         for line in VECTORS.lines().filter(|l| !l.trim().is_empty()) {
             let input = json_field(line, "input");
