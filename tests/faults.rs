@@ -169,6 +169,70 @@ fn a_full_disk_is_exit_1_and_one_message_for_every_command() {
     }
 }
 
+/// Runs `name args…` from a shell with `redirect` (`>&-`, `<&-`) applied; stdin is `input`
+/// unless the redirection closes it.
+fn run_redirected(name: &str, args: &[&str], redirect: &str, input: &str) -> crate::util::Run {
+    let script = format!("exec \"$0\" \"$@\" {redirect}");
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script).arg(binary(name)).args(args);
+    let child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = child.spawn().expect("spawn");
+    let feeder = feed(&mut child, input.as_bytes().to_vec());
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    crate::util::Run {
+        code: output.status.code(),
+        stdout: output.stdout,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Every command, with the flags it needs to run on `sample(name)`'s kind of input.
+fn every_command(gold: &Path) -> Vec<(&'static str, Vec<String>, &'static str)> {
+    let mut commands: Vec<_> = ALL.iter().map(|&name| (name, Vec::new(), sample(name).0)).collect();
+    commands.push(("sh-score", vec!["--gold".into(), path_str(gold).into()], "a\tb\t1\n"));
+    commands
+}
+
+#[test]
+fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("gold.tsv");
+    fs::write(&gold, "a\tb\n").unwrap();
+    for (name, args, input) in every_command(&gold) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let closed_out = run_redirected(name, &args, ">&-", input);
+        assert_eq!(
+            (closed_out.code, closed_out.stderr.as_str()),
+            (
+                Some(1),
+                &*format!(
+                    "{name}: error: error writing output: Bad file descriptor (os error 9)\n"
+                )
+            ),
+            "{name} >&-"
+        );
+        let closed_in = run_redirected(name, &args, "<&-", input);
+        assert_eq!(
+            (closed_in.code, closed_in.stderr.as_str()),
+            (Some(1), &*format!("{name}: error: error reading standard input: Bad file descriptor (os error 9)\n")),
+            "{name} <&-"
+        );
+        assert!(closed_in.stdout.is_empty(), "{name} <&-: no output");
+        // /dev/null, opened as a shell opens it, is no closed stream.
+        let null_out = run_redirected(name, &args, ">/dev/null", input);
+        assert_eq!((null_out.code, null_out.stderr.as_str()), (Some(0), ""), "{name} >/dev/null");
+        let null_in = run_redirected(name, &args, "</dev/null", input);
+        assert_eq!((null_in.code, null_in.stderr.as_str()), (Some(0), ""), "{name} </dev/null");
+        // Nor is /dev/null opened for reading and writing, as Python's subprocess.DEVNULL opens
+        // it (and as the Rust runtime opens it in place of a closed stream).
+        for redirect in ["1<>/dev/null", "0<>/dev/null"] {
+            let null = run_redirected(name, &args, redirect, input);
+            assert_eq!((null.code, null.stderr.as_str()), (Some(0), ""), "{name} {redirect}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input that cannot be read, output that cannot be created.
 

@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use tempfile::NamedTempFile;
 
+use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
 
 const READ_BUFFER: usize = 256 * 1024;
@@ -42,8 +43,12 @@ impl RecordReader {
     /// Opens a file, or standard input for `-`.
     pub fn open(path: &Path) -> Result<RecordReader> {
         if is_std_stream(path) {
+            let name = "standard input".to_string();
+            if was_closed_at_start(Stream::Input) {
+                return Err(read_error(&name, closed_stream_error()));
+            }
             grow_pipe(io::stdin());
-            return Ok(RecordReader::new(io::stdin(), "standard input".into()));
+            return Ok(RecordReader::new(io::stdin(), name));
         }
         let name = format!("'{}'", path.display());
         match File::open(path) {
@@ -226,11 +231,15 @@ impl Drop for Pending {
 }
 
 impl Output {
-    /// Standard output for `-`; a device, FIFO or socket (`/dev/null`, a named pipe) written in
-    /// place; otherwise a temporary file in the directory of the target (of the file it points
-    /// to, for a symbolic link, which stays a link).
+    /// Standard output for `-` (an error when it was closed at start); a device, FIFO or
+    /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
+    /// directory of the target (of the file it points to, for a symbolic link, which stays a
+    /// link).
     pub fn create(path: &Path) -> Result<Output> {
         if is_std_stream(path) {
+            if was_closed_at_start(Stream::Output) {
+                return Err(Error::from(closed_stream_error()));
+            }
             grow_pipe(io::stdout());
             let writer = BufWriter::with_capacity(WRITE_BUFFER, io::stdout().lock());
             return Ok(Output { sink: Sink::Stdout(writer) });
