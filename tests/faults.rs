@@ -233,6 +233,44 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
     }
 }
 
+#[test]
+fn a_write_error_on_an_output_file_names_the_file_not_its_temporary() {
+    // A full file system, as a file size limit: writes fail with EFBIG (SIGXFSZ ignored), just
+    // as they fail with ENOSPC on a full disk.
+    for name in ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        keep_precious(&target);
+        let script = "ulimit -f 8; trap '' XFSZ; exec \"$0\" \"$@\"";
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .arg(binary(name))
+            .args(["-o", path_str(&target)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let feeder = feed(&mut child, large_input(name));
+        let stderr = read_stderr(&mut child);
+        let status = wait_briefly(&mut child);
+        feeder.join().unwrap();
+        assert_eq!(
+            (status.code(), stderr.join().unwrap()),
+            (
+                Some(1),
+                format!(
+                    "{name}: error: error writing '{}': File too large (os error 27)\n",
+                    target.display()
+                )
+            ),
+            "{name}"
+        );
+        assert_untouched(&target, name);
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}: no temporary file left");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input that cannot be read, output that cannot be created.
 

@@ -322,8 +322,12 @@ impl Output {
             Sink::Stdout(mut writer) => writer.flush().map_err(Error::from),
             Sink::InPlace(mut writer) => writer.flush().map_err(Error::from),
             Sink::File { writer, target, pending } => {
-                let temp = writer.into_inner().map_err(|e| Error::from(e.into_error()))?;
-                temp.as_file().sync_all().map_err(Error::from)?;
+                let temp = writer
+                    .into_inner()
+                    .map_err(|e| Error::from(output_file_error(&target, e.into_error())))?;
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| Error::from(output_file_error(&target, e)))?;
                 // An interrupt now waits until the output is in place (or the rename failed and
                 // the temporary file is gone).
                 let files = pending_files();
@@ -337,6 +341,29 @@ impl Output {
             }
         }
     }
+}
+
+/// A failed write to the temporary file of an `--output`, told as a failure to write the
+/// output file itself: the temporary file is an inner detail, and it is gone by the time the
+/// message is read.
+#[derive(Debug)]
+struct OutputFileError {
+    target: PathBuf,
+    source: io::Error,
+}
+
+impl std::fmt::Display for OutputFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}': {}", self.target.display(), self.source)
+    }
+}
+
+impl std::error::Error for OutputFileError {}
+
+/// Wraps an error from writing the temporary file of `target` (see [`OutputFileError`]).
+fn output_file_error(target: &Path, error: io::Error) -> io::Error {
+    let source = without_path(error);
+    io::Error::new(source.kind(), OutputFileError { target: target.to_path_buf(), source })
 }
 
 /// tempfile's errors end in " at path …", naming the temporary file rather than the output.
@@ -367,7 +394,9 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write(buf),
             Sink::InPlace(w) => w.write(buf),
-            Sink::File { writer, .. } => writer.write(buf),
+            Sink::File { writer, target, .. } => {
+                writer.write(buf).map_err(|e| output_file_error(target, e))
+            }
         }
     }
 
@@ -376,7 +405,9 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write_all(buf),
             Sink::InPlace(w) => w.write_all(buf),
-            Sink::File { writer, .. } => writer.write_all(buf),
+            Sink::File { writer, target, .. } => {
+                writer.write_all(buf).map_err(|e| output_file_error(target, e))
+            }
         }
     }
 
@@ -384,14 +415,22 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
             Sink::InPlace(w) => w.flush(),
-            Sink::File { writer, .. } => writer.flush(),
+            Sink::File { writer, target, .. } => {
+                writer.flush().map_err(|e| output_file_error(target, e))
+            }
         }
     }
 }
 
-/// Raw I/O errors in a command's own code come from writing its output.
+/// Raw I/O errors in a command's own code come from writing its output; an output file's own
+/// errors name the file.
 impl From<io::Error> for Error {
     fn from(source: io::Error) -> Error {
+        let file_error = source.get_ref().and_then(|inner| inner.downcast_ref::<OutputFileError>());
+        if let Some(OutputFileError { target, source }) = file_error {
+            let source = io::Error::new(source.kind(), source.to_string());
+            return Error::io(format!("error writing '{}'", target.display()), source);
+        }
         Error::io("error writing output", source)
     }
 }
