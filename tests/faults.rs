@@ -234,6 +234,23 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
 }
 
 #[test]
+fn every_command_takes_quiet() {
+    // The manual pages promise --quiet for all; where there is no progress it changes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("gold.tsv");
+    fs::write(&gold, "a\tb\n").unwrap();
+    for (name, args, input) in every_command(&gold) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let plain = run(name, &args, input);
+        let expected = plain.success();
+        for quiet in ["--quiet", "-q"] {
+            let with_quiet = [&args[..], &[quiet]].concat();
+            assert_eq!(run(name, &with_quiet, input).success(), expected, "{name} {quiet}");
+        }
+    }
+}
+
+#[test]
 fn a_write_error_on_an_output_file_names_the_file_not_its_temporary() {
     // A full file system, as a file size limit: writes fail with EFBIG (SIGXFSZ ignored), just
     // as they fail with ENOSPC on a full disk.

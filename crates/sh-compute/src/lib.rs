@@ -41,6 +41,11 @@ A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that nam
 pub struct Args {
     #[command(flatten)]
     pub io: IoArgs,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[

@@ -42,6 +42,11 @@ pub struct Args {
     /// Items are ITEM:WEIGHT; hash ITEM and keep the weight (HASH:WEIGHT)
     #[arg(long)]
     pub weighted: bool,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 fn parse_seed(text: &str) -> std::result::Result<u64, String> {

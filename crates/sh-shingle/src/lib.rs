@@ -31,6 +31,11 @@ pub struct Args {
     #[arg(short, long, value_name = "N", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub window: u32,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[
