@@ -63,11 +63,11 @@ fn lookup3_block_boundaries_match_an_independent_hashlittle() {
 
 #[test]
 fn one_line_per_line_with_ids_and_empty_payloads() {
-    let input = b"hello a\n\nid\t\n\t hello \r\nx\xff\x01 \r\tabc\n  \na".to_vec();
+    let input = b"hello a\n\nid\t\nh\t hello \r\nx\xff\x01 \r\tabc\n  \na".to_vec();
     let out = run("sh-hash", &[], input);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let expected = [
-        format!("{HELLO} {A}\n\nid\t\n\t{HELLO}\n").as_bytes(),
+        format!("{HELLO} {A}\n\nid\t\nh\t{HELLO}\n").as_bytes(),
         b"x\xff\x01 \r\t",
         format!("{ABC}\n\n{A}\n").as_bytes(),
     ]
