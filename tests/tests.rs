@@ -4,6 +4,7 @@ mod util;
 
 mod cluster;
 mod compute;
+mod docs;
 mod faults;
 mod hash;
 mod hostile;
