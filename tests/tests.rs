@@ -3,6 +3,7 @@
 mod util;
 
 mod cluster;
+mod completions;
 mod compute;
 mod docs;
 mod faults;
