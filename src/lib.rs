@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::CommandFactory;
 use roff::{bold, roman, Roff};
 
-pub use completions::{render_completions, SHELLS};
+pub use completions::{completion_file_name, render_completions, SHELLS};
 
 /// A command of the toolkit: its flags and its EXAMPLES (command line, what it does).
 #[derive(Debug, Clone, Copy)]
