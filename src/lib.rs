@@ -1,9 +1,14 @@
-//! The nine commands as one list, for what concerns them all: their manual pages.
+//! The nine commands as one list, for what concerns them all: their manual pages and shell
+//! completions.
+
+mod completions;
 
 use std::io::Write;
 
 use clap::CommandFactory;
 use roff::{bold, roman, Roff};
+
+pub use completions::{completion_file_name, render_completions, SHELLS};
 
 /// A command of the toolkit: its flags and its EXAMPLES (command line, what it does).
 #[derive(Debug, Clone, Copy)]

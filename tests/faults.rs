@@ -72,7 +72,7 @@ fn spawn(name: &str, args: &[&str], stdout: Stdio) -> Child {
     // command that rightly ignores SIGINT. GNU env starts every child as from a prompt, and
     // execs it, so the child's pid is the command's.
     Command::new("env")
-        .arg("--default-signal=INT")
+        .arg("--default-signal=INT,TERM,HUP")
         .arg(binary(name))
         .args(args)
         .stdin(Stdio::piped())
@@ -166,6 +166,125 @@ fn a_full_disk_is_exit_1_and_one_message_for_every_command() {
             stderr,
             format!("{name}: error: error writing output: No space left on device (os error 28)\n")
         );
+    }
+}
+
+/// Runs `name args…` from a shell with `redirect` (`>&-`, `<&-`) applied; stdin is `input`
+/// unless the redirection closes it.
+fn run_redirected(name: &str, args: &[&str], redirect: &str, input: &str) -> crate::util::Run {
+    let script = format!("exec \"$0\" \"$@\" {redirect}");
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script).arg(binary(name)).args(args);
+    let child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = child.spawn().expect("spawn");
+    let feeder = feed(&mut child, input.as_bytes().to_vec());
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    crate::util::Run {
+        code: output.status.code(),
+        stdout: output.stdout,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Every command, with the flags it needs to run on `sample(name)`'s kind of input.
+fn every_command(gold: &Path) -> Vec<(&'static str, Vec<String>, &'static str)> {
+    let mut commands: Vec<_> = ALL.iter().map(|&name| (name, Vec::new(), sample(name).0)).collect();
+    commands.push(("sh-score", vec!["--gold".into(), path_str(gold).into()], "a\tb\t1\n"));
+    commands
+}
+
+#[test]
+fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("gold.tsv");
+    fs::write(&gold, "a\tb\n").unwrap();
+    for (name, args, input) in every_command(&gold) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let closed_out = run_redirected(name, &args, ">&-", input);
+        assert_eq!(
+            (closed_out.code, closed_out.stderr.as_str()),
+            (
+                Some(1),
+                &*format!(
+                    "{name}: error: error writing output: Bad file descriptor (os error 9)\n"
+                )
+            ),
+            "{name} >&-"
+        );
+        let closed_in = run_redirected(name, &args, "<&-", input);
+        assert_eq!(
+            (closed_in.code, closed_in.stderr.as_str()),
+            (Some(1), &*format!("{name}: error: error reading standard input: Bad file descriptor (os error 9)\n")),
+            "{name} <&-"
+        );
+        assert!(closed_in.stdout.is_empty(), "{name} <&-: no output");
+        // /dev/null, opened as a shell opens it, is no closed stream.
+        let null_out = run_redirected(name, &args, ">/dev/null", input);
+        assert_eq!((null_out.code, null_out.stderr.as_str()), (Some(0), ""), "{name} >/dev/null");
+        let null_in = run_redirected(name, &args, "</dev/null", input);
+        assert_eq!((null_in.code, null_in.stderr.as_str()), (Some(0), ""), "{name} </dev/null");
+        // Nor is /dev/null opened for reading and writing, as Python's subprocess.DEVNULL opens
+        // it (and as the Rust runtime opens it in place of a closed stream).
+        for redirect in ["1<>/dev/null", "0<>/dev/null"] {
+            let null = run_redirected(name, &args, redirect, input);
+            assert_eq!((null.code, null.stderr.as_str()), (Some(0), ""), "{name} {redirect}");
+        }
+    }
+}
+
+#[test]
+fn every_command_takes_quiet() {
+    // The manual pages promise --quiet for all; where there is no progress it changes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("gold.tsv");
+    fs::write(&gold, "a\tb\n").unwrap();
+    for (name, args, input) in every_command(&gold) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let plain = run(name, &args, input);
+        let expected = plain.success();
+        for quiet in ["--quiet", "-q"] {
+            let with_quiet = [&args[..], &[quiet]].concat();
+            assert_eq!(run(name, &with_quiet, input).success(), expected, "{name} {quiet}");
+        }
+    }
+}
+
+#[test]
+fn a_write_error_on_an_output_file_names_the_file_not_its_temporary() {
+    // A full file system, as a file size limit: writes fail with EFBIG (SIGXFSZ ignored), just
+    // as they fail with ENOSPC on a full disk.
+    for name in ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        keep_precious(&target);
+        let script = "ulimit -f 8; trap '' XFSZ; exec \"$0\" \"$@\"";
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .arg(binary(name))
+            .args(["-o", path_str(&target)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let feeder = feed(&mut child, large_input(name));
+        let stderr = read_stderr(&mut child);
+        let status = wait_briefly(&mut child);
+        feeder.join().unwrap();
+        assert_eq!(
+            (status.code(), stderr.join().unwrap()),
+            (
+                Some(1),
+                format!(
+                    "{name}: error: error writing '{}': File too large (os error 27)\n",
+                    target.display()
+                )
+            ),
+            "{name}"
+        );
+        assert_untouched(&target, name);
+        assert_eq!(entries(dir.path()), ["out.txt"], "{name}: no temporary file left");
     }
 }
 
@@ -333,11 +452,19 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
 // Interrupted runs.
 
 fn interrupt(child: &Child) {
+    signal(child, "INT");
+}
+
+/// Sends the signal `name` (INT, TERM, HUP) to the child.
+fn signal(child: &Child, name: &str) {
     // The shell's own kill: no package beyond the shell is needed.
     let status =
-        Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
-    assert!(status.success(), "kill -INT");
+        Command::new("sh").args(["-c", &format!("kill -{name} {}", child.id())]).status().unwrap();
+    assert!(status.success(), "kill -{name}");
 }
+
+/// The signals that end a run as an interrupt does, and the exit status each gives (128 + N).
+const ENDING_SIGNALS: [(&str, i32); 3] = [("INT", 130), ("TERM", 143), ("HUP", 129)];
 
 /// Waits until a temporary output file shows up in `dir` (the run is writing its output).
 fn wait_for_partial(dir: &Path) -> PathBuf {
@@ -356,21 +483,24 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
     use std::os::unix::process::ExitStatusExt;
     // The per-document stages write while they read, and sh-cluster opens its output before
     // reading: interrupted with the output open, they remove the temporary file and exit 130.
+    // SIGTERM (kill, timeout, a job scheduler) and SIGHUP (a closed terminal) likewise.
     for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-cluster"] {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.txt");
-        keep_precious(&target);
-        let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
-        // stdin stays open: the command is in the middle of its input.
-        wait_for_partial(dir.path());
-        interrupt(&child);
-        let status = wait_briefly(&mut child);
-        drop(stdin);
-        assert_eq!(status.code(), Some(130), "{name}");
-        assert_untouched(&target, name);
-        assert_eq!(entries(dir.path()), ["out.txt"], "{name}: temporary file removed");
+        for (sig, code) in ENDING_SIGNALS {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("out.txt");
+            keep_precious(&target);
+            let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
+            // stdin stays open: the command is in the middle of its input.
+            wait_for_partial(dir.path());
+            signal(&child, sig);
+            let status = wait_briefly(&mut child);
+            drop(stdin);
+            assert_eq!(status.code(), Some(code), "{name} SIG{sig}");
+            assert_untouched(&target, name);
+            assert_eq!(entries(dir.path()), ["out.txt"], "{name} SIG{sig}: temporary file removed");
+        }
     }
     // sh-pairs writing a huge output (20,000 identical fingerprints: 2 * 10^8 pairs).
     let dir = tempfile::tempdir().unwrap();
@@ -403,6 +533,34 @@ fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
         assert_untouched(&target, name);
         assert_eq!(entries(dir.path()), ["out.txt"], "{name}");
     }
+}
+
+#[test]
+fn an_ignored_hangup_stays_ignored() {
+    // `nohup CMD -o FILE &` ignores SIGHUP so that the run outlives the terminal: the command
+    // must not take it back.
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.txt");
+    let mut child = Command::new("env")
+        .args(["--default-signal=INT,TERM", "--ignore-signal=HUP"])
+        .arg(binary("sh-tokenize"))
+        .args(["-o", path_str(&target)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all("Hello, World!\n".repeat(1000).as_bytes()).unwrap();
+    wait_for_partial(dir.path());
+    signal(&child, "HUP");
+    std::thread::sleep(Duration::from_millis(200));
+    stdin.write_all(b"Last\n").unwrap();
+    drop(stdin);
+    let status = wait_briefly(&mut child);
+    assert_eq!(status.code(), Some(0));
+    let written = fs::read_to_string(&target).unwrap();
+    assert_eq!(written, "hello world\n".repeat(1000) + "last\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,4 +627,37 @@ fn clusters_of_two_million_distinct_ids_stay_within_the_documented_memory() {
     // The manual says about 20 bytes per id for such ids; allow 64, and 64 MB for the rest.
     let bound = ids * 64 + (64 << 20);
     assert!(peak < bound, "peak memory {} MB for {ids} ids", peak >> 20);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The repository stands alone.
+
+/// Files a build or test reads must be in the repository: a clone on its own has nothing
+/// beside it. (`.ci/run` proves it by running the tests in such a clone.)
+#[test]
+fn no_file_reads_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Spelled in two parts so that this file does not name it.
+    let outside = ["../", "shared"].concat();
+    let mut offenders = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(root).unwrap();
+            let skipped =
+                ["target", ".git", "fuzz/target", "fuzz/corpus", "bench/work", "eval/work"];
+            if skipped.iter().any(|s| relative == Path::new(s)) {
+                continue;
+            }
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Ok(text) = fs::read(&path) {
+                if text.windows(outside.len()).any(|w| w == outside.as_bytes()) {
+                    offenders.push(relative.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "these files read {outside}: {offenders:?}");
 }

@@ -7,7 +7,7 @@
 use crate::util::run;
 
 /// How many rows the matrix has (docs/RELIABILITY.md says so).
-const ROWS: usize = 159;
+const ROWS: usize = 173;
 
 /// Bytes, or how to make them: the 100 MB rows are made only while they run.
 enum Data {
@@ -146,6 +146,7 @@ const NOT_INTEGER: &str = "not an unsigned 64-bit integer (decimal or 0x hex)";
 const SIGNED: &str = "signed number: hashes and fingerprints are unsigned 64-bit integers";
 const TOO_LARGE: &str = "integer larger than 2^64-1";
 const BAD_WEIGHT: &str = "weight is not a finite decimal number";
+const EMPTY_ID: &str = "empty id";
 
 fn tokenize_rows() -> Vec<Row> {
     let t = "sh-tokenize";
@@ -164,14 +165,19 @@ fn tokenize_rows() -> Vec<Row> {
         out(t, &["--mode", "ascii"], b"ab\xffcd\0e\n".to_vec(), "ab cd e\n"),
         out(t, &["--mode", "space"], b"A\0B\xffc\n".to_vec(), "a\0b c\n"),
         out(t, &["--mode", "chars"], b"a\xffB\n".to_vec(), "a b\n"),
-        out(
-            t,
-            &["--with-id"],
-            "d1\tHello\nno id here\n\tEmpty Id\n",
-            "d1\thello\nno id here\n\tempty id\n",
-        ),
+        out(t, &["--with-id"], "d1\tHello\nno id here\n", "d1\thello\nno id here\n"),
+        line_error(t, &["--with-id"], "d1\tHello\n\tEmpty Id\n", 2, EMPTY_ID, "\\tEmpty Id"),
         out(t, &["--with-id"], b"\0\xff\r x[\tA\r\n".to_vec(), b"\0\xff\r x[\ta\n".to_vec()),
-        out(t, &["--with-id"], "d\t\n\t\n", "d\t\n\t\n"),
+        out(t, &["--with-id"], "d\t\n", "d\t\n"),
+        line_error(t, &["--with-id"], "d\t\n\t\n", 2, EMPTY_ID, "\\t"),
+        line_error(
+            t,
+            &json_id,
+            "{\"id\": \"\", \"text\": \"x\"}",
+            1,
+            EMPTY_ID,
+            "{\"id\": \"\", \"text\": \"x\"}",
+        ),
         out(t, &json, "{\"text\": \"A b\"}\r\n\n  \n", "a b\n\n\n"),
         out(t, &json, b"{\"text\": \"a\xffb\"}\n".to_vec(), "a b\n"),
         out(t, &json, r#"{"text": "a\ud800b\u0000c"}"#, "a b c\n"),
@@ -311,7 +317,8 @@ fn shingle_rows() -> Vec<Row> {
         out(s, &w2, "a\0 b\0\n", "a\0_b\0\n"),
         out(s, &w2, b"\xff \xfe  \xc3\n".to_vec(), b"\xff_\xfe \xfe_\xc3\n".to_vec()),
         out(s, &w2, "d\ta b\nc d\n", "d\ta_b\nc_d\n"),
-        out(s, &w2, b"\0\xff\r [\ta b\n\tc\n".to_vec(), b"\0\xff\r [\ta_b\n\tc\n".to_vec()),
+        out(s, &w2, b"\0\xff\r [\ta b\n \tc\n".to_vec(), b"\0\xff\r [\ta_b\n \tc\n".to_vec()),
+        line_error(s, &w2, "d\ta b\n\tc d\n", 2, EMPTY_ID, "\\tc d"),
         big(s, &w2, || spaces_then("x y"), || b"x_y\n".to_vec()),
         flag_error(s, &["-w", "0"], "sh-shingle: error: invalid value '0'"),
         flag_error(s, &["-w", "-1"], "sh-shingle: error: unexpected argument '-1'"),
@@ -332,6 +339,7 @@ fn hash_rows() -> Vec<Row> {
         out(h, &[], "a\0b\n", format!("{}\n", hash(b"a\0b"))),
         out(h, &[], b"\xff \xc3\n".to_vec(), format!("{} {}\n", hash(b"\xff"), hash(b"\xc3"))),
         out(h, &[], "d\thello\nhello\n", format!("d\t{hello}\n{hello}\n")),
+        line_error(h, &[], "d\thello\n\thello\n", 2, EMPTY_ID, "\\thello"),
         out(h, &[], b"\0\xff\r [\thello\n".to_vec(), [&b"\0\xff\r [\t"[..], hello.as_bytes(), b"\n"].concat()),
         out(h, &weighted, "hello:-2.5 a:b:1e3 :0", format!("{hello}:-2.5 {}:1e3 {}:0\n", hash(b"a:b"), hash(b""))),
         line_error(h, &weighted, "a:1\nb:nan\n", 2, BAD_WEIGHT, "b:nan"),
@@ -342,6 +350,7 @@ fn hash_rows() -> Vec<Row> {
         line_error(h, &weighted, "a:0x10", 1, BAD_WEIGHT, "a:0x10"),
         line_error(h, &weighted, "a:", 1, BAD_WEIGHT, "a:"),
         line_error(h, &weighted, "a", 1, "weighted item has no ':WEIGHT'", "a"),
+        line_error(h, &weighted, "a:1\u{2009}", 1, BAD_WEIGHT, "a:1\\u{2009}"),
         out(h, &["--seed", "0x0"], "hello\n", format!("{hello}\n")),
         flag_error(h, &["--seed", "-1"], "sh-hash: error: unexpected argument '-1'"),
         flag_error(h, &["--seed", "+1"], "sh-hash: error: invalid value '+1' for '--seed <SEED>': signed number"),
@@ -363,6 +372,7 @@ fn compute_rows() -> Vec<Row> {
         out(c, &[], "18446744073709551615 0xffffffffffffffff", "18446744073709551615\n"),
         out(c, &[], "00000000000000000000000042", "42\n"),
         out(c, &[], "d\t5\n6\n", "d\t5\n6\n"),
+        line_error(c, &[], "d\t5\n\t6\n", 2, EMPTY_ID, "\\t6"),
         out(c, &[], b"\0\xff\r [\t5\n".to_vec(), b"\0\xff\r [\t5\n".to_vec()),
         out(c, &[], "1:-1", "18446744073709551614\n"),
         out(c, &[], "1:0.1 1:0.2 0:0.3", "0\n"),
@@ -385,6 +395,9 @@ fn compute_rows() -> Vec<Row> {
         line_error(c, &[], "1:", 1, BAD_WEIGHT, "1:"),
         line_error(c, &[], "x:1", 1, NOT_INTEGER, "x:1"),
         line_error(c, &[], "-1:1", 1, SIGNED, "-1:1"),
+        // Invisible and look-alike characters are shown escaped: a BOM, a zero-width space.
+        line_error(c, &[], "\u{feff}5\n", 1, NOT_INTEGER, "\\u{FEFF}5"),
+        line_error(c, &[], "5\u{200b}\n", 1, NOT_INTEGER, "5\\u{200B}"),
         big(c, &[], || spaces_then("7"), || b"7\n".to_vec()),
     ]
 }
@@ -412,6 +425,10 @@ fn pairs_rows() -> Vec<Row> {
         line_error(p, &[], "18446744073709551616\n", 1, TOO_LARGE, "18446744073709551616"),
         line_error(p, &[], "0x1ffffffffffffffff\n", 1, TOO_LARGE, "0x1ffffffffffffffff"),
         line_error(p, &[], "1 2\n", 1, "more than one fingerprint on a line", "1 2"),
+        // A no-break space is no separator: `5 6` must not look like two numbers.
+        line_error(p, &[], "5\u{a0}6\n", 1, NOT_INTEGER, "5\\u{A0}6"),
+        line_error(p, &[], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
+        line_error(p, &["--map", "-b", "4", "-k", "2"], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
         big(p, &[], || [spaces_then("5"), b"\n5\n".to_vec()].concat(), || b"1\t2\t0\n".to_vec()),
         flag_error(p, &["-k", "64"], "sh-pairs: error: invalid value '64'"),
         flag_error(p, &["-k", "-1"], "sh-pairs: error: unexpected argument '-1'"),
@@ -444,8 +461,16 @@ fn cluster_rows() -> Vec<Row> {
         out(c, &["--min-size", "1"], "a\ta\n", "a\n"),
         line_error(c, &[], "a\tb\na\n", 2, "a pair line needs two TAB-separated ids", "a"),
         line_error(c, &[], "  \n", 1, "a pair line needs two TAB-separated ids", "  "),
-        line_error(c, &[], "\t\n", 1, "empty id", "\\t"),
-        line_error(c, &[], "a\t\n", 1, "empty id", "a\\t"),
+        line_error(
+            c,
+            &[],
+            "a\u{3000}b \u{85}\u{202e}\n",
+            1,
+            "a pair line needs two TAB-separated ids",
+            "a\\u{3000}b \\x85\\u{202E}",
+        ),
+        line_error(c, &[], "\t\n", 1, EMPTY_ID, "\\t"),
+        line_error(c, &[], "a\t\n", 1, EMPTY_ID, "a\\t"),
         line_error(
             c,
             &[],
@@ -503,6 +528,8 @@ fn cluster_rows() -> Vec<Row> {
         big(c, &[], big_id_pair, big_id_pair),
         flag_error(c, &["--min-size", "0"], "sh-cluster: error: invalid value '0'"),
         flag_error(c, &["--format", "xml"], "sh-cluster: error: invalid value 'xml'"),
+        // -d is --distance in sh-pairs; sh-cluster has no -d (--duplicates is spelled out).
+        flag_error(c, &["-d"], "sh-cluster: error: unexpected argument '-d' found"),
     ]
 }
 

@@ -28,7 +28,12 @@ fn text(tab_allowed: bool) -> impl Strategy<Value = Vec<u8>> {
 /// at all, a line without an id.
 fn line() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
-        (text(false).prop_map(|id| id.into_iter().take(8).collect::<Vec<u8>>()), text(true))
+        (
+            text(false)
+                .prop_map(|id| id.into_iter().take(8).collect::<Vec<u8>>())
+                .prop_filter("an id is never empty", |id| !id.is_empty()),
+            text(true)
+        )
             .prop_map(|(id, payload)| [id, b"\t".to_vec(), payload].concat()),
         text(false),
     ]
@@ -217,7 +222,7 @@ fn simhash(hashes: &[u64]) -> Option<u64> {
 fn hash_line() -> impl Strategy<Value = (Option<Vec<u8>>, Vec<u64>, Vec<u8>)> {
     let id = proptest::option::of(vec(
         any::<u8>().prop_filter("no TAB, no LF", |&b| b != b'\t' && b != b'\n'),
-        0..6,
+        1..6,
     ));
     let number = (any::<u64>(), any::<bool>(), any::<bool>());
     (id, vec(number, 0..20)).prop_map(|(id, numbers)| {

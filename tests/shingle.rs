@@ -38,10 +38,10 @@ fn crlf_is_dropped_and_a_last_line_without_newline_counts() {
 
 #[test]
 fn ids_are_copied_byte_for_byte() {
-    let input = b"d\xff\x01 \r\ta b c\n\tx y\nno id here\n\xe6\x9d\xb1 \xc3\t \n".to_vec();
+    let input = b"d\xff\x01 \r\ta b c\n \tx y\nno id here\n\xe6\x9d\xb1 \xc3\t \n".to_vec();
     let out = run("sh-shingle", &["-w", "2"], input);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(out.stdout, b"d\xff\x01 \r\ta_b b_c\n\tx_y\nno_id id_here\n\xe6\x9d\xb1 \xc3\t\n");
+    assert_eq!(out.stdout, b"d\xff\x01 \r\ta_b b_c\n \tx_y\nno_id id_here\n\xe6\x9d\xb1 \xc3\t\n");
 }
 
 #[test]

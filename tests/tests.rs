@@ -3,8 +3,10 @@
 mod util;
 
 mod cluster;
+mod completions;
 mod compute;
 mod corpus_stats;
+mod docs;
 mod faults;
 mod hash;
 mod hostile;

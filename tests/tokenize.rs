@@ -31,10 +31,10 @@ fn modes() {
 
 #[test]
 fn with_id_keeps_ids_byte_for_byte() {
-    let input = b"d1\tHello World\nno tab Here\n\tonly text\nd\xff4\tX\ty\nempty\t\n".to_vec();
+    let input = b"d1\tHello World\nno tab Here\n \tonly text\nd\xff4\tX\ty\nempty\t\n".to_vec();
     let out = run("sh-tokenize", &["--with-id"], input);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(out.stdout, b"d1\thello world\nno tab here\n\tonly text\nd\xff4\tx y\nempty\t\n");
+    assert_eq!(out.stdout, b"d1\thello world\nno tab here\n \tonly text\nd\xff4\tx y\nempty\t\n");
 }
 
 #[test]

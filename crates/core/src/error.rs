@@ -74,8 +74,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Offending input as printable text: control characters and invalid UTF-8 escaped (`\t`,
-/// `\x00`, `\xFF`), long text cut.
+/// Offending input as printable text, long text cut. Control characters and invalid UTF-8 are
+/// escaped (`\t`, `\x00`, `\xFF`), and so are the characters a terminal shows as nothing or as
+/// a plain space (`\u{FEFF}` for a BOM, `\u{A0}` for a no-break space): in `'5 6'` the gap
+/// must show whether it is the space that separates items.
 pub fn quote(text: &[u8]) -> String {
     let mut shown = String::new();
     for chunk in text.utf8_chunks() {
@@ -87,6 +89,8 @@ pub fn quote(text: &[u8]) -> String {
                     '\n' => shown += "\\n",
                     _ => shown += &format!("\\x{:02X}", u32::from(c)),
                 }
+            } else if looks_blank(c) {
+                shown += &format!("\\u{{{:X}}}", u32::from(c));
             } else {
                 shown.push(c);
             }
@@ -99,6 +103,41 @@ pub fn quote(text: &[u8]) -> String {
         Some((cut, _)) => format!("{}…", &shown[..cut]),
         None => shown,
     }
+}
+
+/// Characters other than the ASCII space that print as blank or as nothing: Unicode white
+/// space, the format characters (general category Cf: BOM, zero-width spaces and joiners,
+/// bidirectional controls, soft hyphen, invisible operators, tags) and the variation selectors.
+fn looks_blank(c: char) -> bool {
+    if c == ' ' {
+        return false;
+    }
+    c.is_whitespace()
+        || matches!(
+            u32::from(c),
+            0xAD | 0x600..=0x605
+                | 0x61C
+                | 0x6DD
+                | 0x70F
+                | 0x890..=0x891
+                | 0x8E2
+                | 0x180E
+                | 0x200B..=0x200F
+                | 0x202A..=0x202E
+                | 0x2060..=0x2064
+                | 0x2066..=0x206F
+                | 0xFE00..=0xFE0F
+                | 0xFEFF
+                | 0xFFF9..=0xFFFB
+                | 0x110BD
+                | 0x110CD
+                | 0x13430..=0x1343F
+                | 0x1BCA0..=0x1BCA3
+                | 0x1D173..=0x1D17A
+                | 0xE0001
+                | 0xE0020..=0xE007F
+                | 0xE0100..=0xE01EF
+        )
 }
 
 #[cfg(test)]
@@ -120,6 +159,13 @@ mod tests {
         assert_eq!(shown.matches('x').count(), QUOTE_LIMIT);
         assert_eq!(quote(b"a\xffb"), r"a\xFFb");
         assert_eq!(quote(b"{\"a\": 1}\0\r"), r#"{"a": 1}\x00\r"#);
+    }
+
+    #[test]
+    fn blank_looking_characters_are_escaped_and_visible_ones_kept() {
+        assert_eq!(quote("\u{feff}5 6\u{a0}7".as_bytes()), r"\u{FEFF}5 6\u{A0}7");
+        assert_eq!(quote("a\u{200b}\u{2028}\u{3000}b".as_bytes()), r"a\u{200B}\u{2028}\u{3000}b");
+        assert_eq!(quote("é 東 😀 ·".as_bytes()), "é 東 😀 ·");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use tempfile::NamedTempFile;
 
+use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
 
 const READ_BUFFER: usize = 256 * 1024;
@@ -42,8 +43,12 @@ impl RecordReader {
     /// Opens a file, or standard input for `-`.
     pub fn open(path: &Path) -> Result<RecordReader> {
         if is_std_stream(path) {
+            let name = "standard input".to_string();
+            if was_closed_at_start(Stream::Input) {
+                return Err(read_error(&name, closed_stream_error()));
+            }
             grow_pipe(io::stdin());
-            return Ok(RecordReader::new(io::stdin(), "standard input".into()));
+            return Ok(RecordReader::new(io::stdin(), name));
         }
         let name = format!("'{}'", path.display());
         match File::open(path) {
@@ -171,10 +176,11 @@ enum Sink {
     },
 }
 
-/// The temporary files of outputs not yet moved over their targets. An interrupt (Ctrl-C,
-/// SIGINT) removes them and exits with status 130, so that an interrupted run leaves neither
-/// a changed target nor a stray `.NAME.XXXX.partial` file; without a handler the process would
-/// die at once and the temporary file would stay.
+/// The temporary files of outputs not yet moved over their targets. A signal that ends the run
+/// (SIGINT from Ctrl-C, SIGTERM from kill or a job scheduler, SIGHUP from a closed terminal)
+/// removes them and exits with status 128 + the signal's number, so that a run ended early
+/// leaves neither a changed target nor a stray `.NAME.XXXX.partial` file; without a handler the
+/// process would die at once and the temporary file would stay.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
@@ -182,32 +188,58 @@ fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
 }
 
 /// Exit status of a run ended by SIGINT, as a shell reports one (128 + 2).
-pub const INTERRUPTED: i32 = 130;
+pub const INTERRUPTED: i32 = 128 + signal_hook::consts::SIGINT;
 
-/// A temporary output file registered for removal on interrupt, for as long as this lives.
+/// The signals that end a run with its temporary files removed.
+const ENDING_SIGNALS: [i32; 3] =
+    [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
+
+/// Starts a thread that, on any of [`ENDING_SIGNALS`], removes the pending temporary files and
+/// exits. A signal the process was started with ignored stays ignored (`nohup` ignores SIGHUP,
+/// a script's `&` SIGINT): whoever started it chose that the run goes on.
+fn handle_ending_signals() {
+    let ignored = ignored_signals();
+    let wanted: Vec<i32> = ENDING_SIGNALS.into_iter().filter(|s| !ignored.contains(s)).collect();
+    // Fails only when signals cannot be registered at all; then they end the run as before,
+    // leaving the temporary file.
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(wanted) else { return };
+    let _ = std::thread::Builder::new().name("signals".into()).spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            // Held until the exit: a finishing output is either in place or removed.
+            let files = pending_files();
+            for path in files.iter() {
+                let _ = fs::remove_file(path);
+            }
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// The signals this process ignores (Linux: the SigIgn mask of /proc/self/status; elsewhere
+/// none are known).
+fn ignored_signals() -> Vec<i32> {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mask = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or(0);
+    (1..=64).filter(|signal| mask >> (signal - 1) & 1 == 1).collect()
+}
+
+/// A temporary output file registered for removal on a signal, for as long as this lives.
 #[derive(Debug)]
 struct Pending(PathBuf);
 
 impl Pending {
     /// Creates a temporary file with `create` and registers it. The handler is in place first,
-    /// and the file is created and registered under the lock the handler takes, so an interrupt
-    /// at any moment finds every temporary file that exists.
+    /// and the file is created and registered under the lock the handler takes, so a signal at
+    /// any moment finds every temporary file that exists.
     fn create(
         create: impl FnOnce() -> io::Result<NamedTempFile>,
     ) -> io::Result<(NamedTempFile, Pending)> {
         static HANDLER: Once = Once::new();
-        HANDLER.call_once(|| {
-            // Fails only when the process has a handler already (a library user's own): theirs
-            // is kept, and a temporary file left by an interrupt is theirs to handle.
-            let _ = ctrlc::set_handler(|| {
-                // Held until the exit: a finishing output is either in place or removed.
-                let files = pending_files();
-                for path in files.iter() {
-                    let _ = fs::remove_file(path);
-                }
-                std::process::exit(INTERRUPTED);
-            });
-        });
+        HANDLER.call_once(handle_ending_signals);
         let mut files = pending_files();
         let temp = create()?;
         files.push(temp.path().to_path_buf());
@@ -226,11 +258,15 @@ impl Drop for Pending {
 }
 
 impl Output {
-    /// Standard output for `-`; a device, FIFO or socket (`/dev/null`, a named pipe) written in
-    /// place; otherwise a temporary file in the directory of the target (of the file it points
-    /// to, for a symbolic link, which stays a link).
+    /// Standard output for `-` (an error when it was closed at start); a device, FIFO or
+    /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
+    /// directory of the target (of the file it points to, for a symbolic link, which stays a
+    /// link).
     pub fn create(path: &Path) -> Result<Output> {
         if is_std_stream(path) {
+            if was_closed_at_start(Stream::Output) {
+                return Err(Error::from(closed_stream_error()));
+            }
             grow_pipe(io::stdout());
             let writer = BufWriter::with_capacity(WRITE_BUFFER, io::stdout().lock());
             return Ok(Output { sink: Sink::Stdout(writer) });
@@ -286,8 +322,12 @@ impl Output {
             Sink::Stdout(mut writer) => writer.flush().map_err(Error::from),
             Sink::InPlace(mut writer) => writer.flush().map_err(Error::from),
             Sink::File { writer, target, pending } => {
-                let temp = writer.into_inner().map_err(|e| Error::from(e.into_error()))?;
-                temp.as_file().sync_all().map_err(Error::from)?;
+                let temp = writer
+                    .into_inner()
+                    .map_err(|e| Error::from(output_file_error(&target, e.into_error())))?;
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| Error::from(output_file_error(&target, e)))?;
                 // An interrupt now waits until the output is in place (or the rename failed and
                 // the temporary file is gone).
                 let files = pending_files();
@@ -301,6 +341,29 @@ impl Output {
             }
         }
     }
+}
+
+/// A failed write to the temporary file of an `--output`, told as a failure to write the
+/// output file itself: the temporary file is an inner detail, and it is gone by the time the
+/// message is read.
+#[derive(Debug)]
+struct OutputFileError {
+    target: PathBuf,
+    source: io::Error,
+}
+
+impl std::fmt::Display for OutputFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}': {}", self.target.display(), self.source)
+    }
+}
+
+impl std::error::Error for OutputFileError {}
+
+/// Wraps an error from writing the temporary file of `target` (see [`OutputFileError`]).
+fn output_file_error(target: &Path, error: io::Error) -> io::Error {
+    let source = without_path(error);
+    io::Error::new(source.kind(), OutputFileError { target: target.to_path_buf(), source })
 }
 
 /// tempfile's errors end in " at path …", naming the temporary file rather than the output.
@@ -331,7 +394,9 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write(buf),
             Sink::InPlace(w) => w.write(buf),
-            Sink::File { writer, .. } => writer.write(buf),
+            Sink::File { writer, target, .. } => {
+                writer.write(buf).map_err(|e| output_file_error(target, e))
+            }
         }
     }
 
@@ -340,7 +405,9 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write_all(buf),
             Sink::InPlace(w) => w.write_all(buf),
-            Sink::File { writer, .. } => writer.write_all(buf),
+            Sink::File { writer, target, .. } => {
+                writer.write_all(buf).map_err(|e| output_file_error(target, e))
+            }
         }
     }
 
@@ -348,14 +415,22 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
             Sink::InPlace(w) => w.flush(),
-            Sink::File { writer, .. } => writer.flush(),
+            Sink::File { writer, target, .. } => {
+                writer.flush().map_err(|e| output_file_error(target, e))
+            }
         }
     }
 }
 
-/// Raw I/O errors in a command's own code come from writing its output.
+/// Raw I/O errors in a command's own code come from writing its output; an output file's own
+/// errors name the file.
 impl From<io::Error> for Error {
     fn from(source: io::Error) -> Error {
+        let file_error = source.get_ref().and_then(|inner| inner.downcast_ref::<OutputFileError>());
+        if let Some(OutputFileError { target, source }) = file_error {
+            let source = io::Error::new(source.kind(), source.to_string());
+            return Error::io(format!("error writing '{}'", target.display()), source);
+        }
         Error::io("error writing output", source)
     }
 }

@@ -3,6 +3,7 @@
 //! with line numbers, and the `--input`/`--output` plumbing with quiet broken pipes.
 
 pub mod cli;
+pub mod closed_streams;
 pub mod error;
 pub mod io;
 pub mod number;

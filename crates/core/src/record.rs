@@ -2,11 +2,26 @@
 
 use memchr::memchr;
 
+use crate::error::{Error, Result};
+
 /// Splits a record into its id (everything before the first TAB) and payload.
 pub fn split_id(record: &[u8]) -> (Option<&[u8]>, &[u8]) {
     match find_byte(record, b'\t') {
         Some(tab) => (Some(&record[..tab]), &record[tab + 1..]),
         None => (None, record),
+    }
+}
+
+/// What an error says of a record whose id is empty.
+pub const EMPTY_ID: &str = "empty id";
+
+/// [`split_id`] for the stages that read ids: an empty id (a record that starts with a TAB) is
+/// an error on `line`, where the bad line is, rather than later in sh-cluster. An id names a
+/// document in pairs and clusters, and an empty one names none.
+pub fn split_nonempty_id(line: u64, record: &[u8]) -> Result<(Option<&[u8]>, &[u8])> {
+    match split_id(record) {
+        (Some(b""), _) => Err(Error::input(line, EMPTY_ID, record)),
+        split => Ok(split),
     }
 }
 

@@ -78,8 +78,9 @@ pub struct Args {
     #[arg(short, long, value_enum, value_name = "FORMAT", default_value_t = Format::Tsv)]
     pub format: Format,
 
-    /// Print every member but each cluster's first, one id per line: the documents to drop
-    #[arg(short, long, conflicts_with = "format")]
+    /// Print every member but each cluster's first, one id per line: the documents to drop.
+    /// (No short flag: -d is --distance in sh-pairs.)
+    #[arg(long, conflicts_with = "format")]
     pub duplicates: bool,
 
     /// Leave out clusters with fewer than N members

@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::number::{leading_decimal, parse_u64, split_weight, write_u64, WEIGHT_ERROR};
-use sh_core::record::{find_byte, items, split_id, write_id};
+use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
 pub use simhash::Simhash;
@@ -20,7 +20,7 @@ Computes one simhash fingerprint (Charikar) per line from the line's 64-bit hash
 Input: one record per line, `[ID<TAB>]HASH HASH …`: unsigned 64-bit integers in decimal or \
 `0x` hex, separated by spaces; an item may carry a weight as `HASH:WEIGHT` (WEIGHT a finite \
 decimal number; items without one weigh 1). An id, everything before the first TAB, is copied \
-through byte for byte. Output: one line per input line, in order: `[ID<TAB>]FINGERPRINT` in \
+through byte for byte; an empty id (a line that starts with a TAB) is an error. Output: one line per input line, in order: `[ID<TAB>]FINGERPRINT` in \
 decimal. A line with no hashes gives an empty line (or `ID<TAB>`), never a made-up value.
 
 For each bit i (bit 0 the least significant), every item adds its weight when its hash has bit \
@@ -41,6 +41,11 @@ A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that nam
 pub struct Args {
     #[command(flatten)]
     pub io: IoArgs,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[
@@ -57,7 +62,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = args.io.create_output()?;
     let mut simhash = Simhash::new();
     while let Some((line, record)) = input.next_numbered()? {
-        let (id, payload) = split_id(record);
+        let (id, payload) = split_nonempty_id(line, record)?;
         simhash.clear();
         // One scan of the line tells whether any item can carry a weight.
         let weighted = memchr::memchr(b':', payload).is_some();
@@ -120,10 +125,10 @@ fn add_item(simhash: &mut Simhash, item: &[u8]) -> std::result::Result<(), Strin
 mod tests {
     use super::*;
 
-    const VECTORS: &str = include_str!("../../../../shared/vectors/compute.jsonl");
+    const VECTORS: &str = include_str!("../../../tests/data/vectors/compute.jsonl");
 
     #[test]
-    fn shared_reference_vectors() {
+    fn reference_vectors() {
         let mut checked = 0;
         for line in VECTORS.lines().filter(|l| !l.trim().is_empty()) {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();

@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::number::{parse_u64, parse_weight, push_u64, split_weight, WEIGHT_ERROR};
-use sh_core::record::{items, split_id, write_id};
+use sh_core::record::{items, split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
 pub use lookup3::{hash64, hashlittle2};
@@ -17,7 +17,7 @@ Hashes every item of every line to an unsigned 64-bit integer, printed in decima
 
 Input: one record per line, `[ID<TAB>]ITEM ITEM …`: items separated by spaces (runs of spaces and \
 leading or trailing spaces are ignored). An id, everything before the first TAB, is copied \
-through byte for byte. Output: one line per input line, in order: `[ID<TAB>]HASH HASH …`, one \
+through byte for byte; an empty id (a line that starts with a TAB) is an error. Output: one line per input line, in order: `[ID<TAB>]HASH HASH …`, one \
 hash per item in item order. A line with no items gives an empty line (or `ID<TAB>`).
 
 The hash is Bob Jenkins' lookup3 `hashlittle2` over the item's bytes, returned as \
@@ -42,6 +42,11 @@ pub struct Args {
     /// Items are ITEM:WEIGHT; hash ITEM and keep the weight (HASH:WEIGHT)
     #[arg(long)]
     pub weighted: bool,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 fn parse_seed(text: &str) -> std::result::Result<u64, String> {
@@ -69,7 +74,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = args.io.create_output()?;
     let mut line_out = Vec::new();
     while let Some((line, record)) = input.next_numbered()? {
-        let (id, payload) = split_id(record);
+        let (id, payload) = split_nonempty_id(line, record)?;
         line_out.clear();
         hash_items(payload, args.seed, args.weighted, &mut line_out)
             .map_err(|(what, item)| Error::input(line, what, item))?;
@@ -112,10 +117,10 @@ pub fn hash_items<'a>(
 mod tests {
     use super::*;
 
-    const VECTORS: &str = include_str!("../../../../shared/vectors/jenkins.jsonl");
+    const VECTORS: &str = include_str!("../../../tests/data/vectors/jenkins.jsonl");
 
     #[test]
-    fn shared_reference_vectors() {
+    fn reference_vectors() {
         let mut checked = 0;
         for line in VECTORS.lines().filter(|l| !l.trim().is_empty()) {
             let input = json_field(line, "input");

@@ -33,7 +33,8 @@ distance), without comparing all pairs.
 
 Input: one record per line, `[ID<TAB>]FINGERPRINT`, the fingerprint an unsigned 64-bit integer \
 in decimal or 0x hex (what sh-compute prints). Without ids a record is named by its 1-based \
-line number; a mix of lines with and without ids is an error. Records with an empty \
+line number; a mix of lines with and without ids, or an empty id (a line that starts with a \
+TAB), is an error. Records with an empty \
 fingerprint (`ID<TAB>`, a blank line) are skipped.
 
 Output: `ID_A<TAB>ID_B<TAB>DISTANCE` for every unordered pair of distinct records within K \

@@ -23,7 +23,7 @@ use std::io::Write;
 use memchr::memchr;
 use sh_core::number::{parse_u64, write_u64};
 use sh_core::progress::Progress;
-use sh_core::record::{items, split_id};
+use sh_core::record::{items, split_nonempty_id};
 use sh_core::{Error, RecordReader, Result};
 
 use crate::blocks::{first_table, Blocks};
@@ -85,7 +85,7 @@ impl MapReduce {
             } else {
                 (line, record)
             };
-            let (id, payload) = split_id(rest);
+            let (id, payload) = split_nonempty_id(line, rest)?;
             let mut fields = items(payload);
             let Some(text) = fields.next() else { continue };
             if fields.next().is_some() {

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use sh_core::number::{parse_u64, push_u64, write_u64};
 use sh_core::progress::Progress;
-use sh_core::record::{items, split_id};
+use sh_core::record::{items, split_nonempty_id};
 use sh_core::{Error, RecordReader, Result};
 
 use crate::index::RecordIndex;
@@ -92,7 +92,7 @@ pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result
         let (id, fingerprint) = match lone {
             Some(fingerprint) => (None, fingerprint),
             None => {
-                let (id, payload) = split_id(record);
+                let (id, payload) = split_nonempty_id(line, record)?;
                 let mut fields = items(payload);
                 let Some(text) = fields.next() else {
                     if let Ids::LineNumbers { lines } = &mut records.ids {

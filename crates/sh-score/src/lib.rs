@@ -110,6 +110,11 @@ pub struct Args {
     /// How to print the score
     #[arg(short, long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[

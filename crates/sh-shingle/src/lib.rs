@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::record::{items, split_id, write_id};
+use sh_core::record::{items, split_nonempty_id, write_id};
 use sh_core::Result;
 
 const DESCRIPTION: &str = "\
@@ -13,7 +13,7 @@ Turns each line's tokens into shingles: every run of N consecutive tokens, joine
 
 Input: one record per line, `[ID<TAB>]TOKEN TOKEN …`: tokens separated by spaces (runs of \
 spaces and leading or trailing spaces are ignored). An id, everything before the first TAB, is \
-copied through byte for byte. Output: one line per input line, in order: \
+copied through byte for byte; an empty id (a line that starts with a TAB) is an error. Output: one line per input line, in order: \
 `[ID<TAB>]SHINGLE SHINGLE …`.
 
 A line with T >= N tokens gives T-N+1 shingles, in order. A line with 1 to N-1 tokens gives one \
@@ -31,6 +31,11 @@ pub struct Args {
     #[arg(short, long, value_name = "N", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub window: u32,
+
+    /// Show no progress on standard error (this command shows none; every command takes
+    /// --quiet, so that scripts can pass it to all)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub const EXAMPLES: &[(&str, &str)] = &[
@@ -50,8 +55,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
     let mut shingler = Shingler::new(args.window as usize);
-    while let Some(record) = input.next_record()? {
-        let (id, payload) = split_id(record);
+    while let Some((line, record)) = input.next_numbered()? {
+        let (id, payload) = split_nonempty_id(line, record)?;
         write_id(&mut out, id)?;
         out.write_all(shingler.shingle(payload))?;
         out.write_all(b"\n")?;

@@ -6,7 +6,7 @@ use std::io::Write;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::progress::Progress;
-use sh_core::record::split_id;
+use sh_core::record::{split_nonempty_id, EMPTY_ID};
 use sh_core::{Error, Output, RecordReader};
 
 pub mod json;
@@ -21,7 +21,8 @@ Split text into tokens: the first stage of the sh-tools pipeline \
 
 Input is one document per line. Lines end in LF; one CR before the LF is dropped and a last line \
 without LF is read too. With --with-id a line is ID<TAB>TEXT: the id is everything before the \
-first TAB and is copied to the output byte for byte; a line without a TAB has no id.
+first TAB and is copied to the output byte for byte; a line without a TAB has no id, and a line \
+that starts with a TAB (an empty id) is an error.
 
 Output is exactly one line for each input line, in the same order: the document's tokens \
 separated by single spaces, after ID<TAB> when the document has an id. A document without \
@@ -52,10 +53,10 @@ capital sigma becomes σ) unless --keep-case is given.
 
 With --json each line is a JSON object. The text is the string in the field named by \
 --text-field (default \"text\"); with --id-field the id is the value of that field, a string or \
-an integer (written in decimal). Other fields are ignored. A blank line is an empty document \
+an integer (written in decimal), never empty. Other fields are ignored. A blank line is an empty document \
 without an id. A line that is not a JSON object, lacks the text field (or the id field when one \
 is asked for), has a text that is not a string, an id that is neither a string nor an integer \
-or holds a TAB or LF, or a field given twice, is an error that names the line. Invalid UTF-8 \
+or is empty or holds a TAB or LF, or a field given twice, is an error that names the line. Invalid UTF-8 \
 inside the text string is accepted and separates tokens like everywhere else.
 
 Progress is shown on standard error when it is a terminal, unless --quiet is given.";
@@ -156,9 +157,12 @@ fn tokenize_lines(
         let (id, text) = match &mut json {
             Some(json) => {
                 let Document { id, text } = json.parse(number, record)?;
+                if id.is_some_and(<[u8]>::is_empty) {
+                    return Err(Error::input(number, EMPTY_ID, record));
+                }
                 (id, text)
             }
-            None if args.with_id => split_id(record),
+            None if args.with_id => split_nonempty_id(number, record)?,
             None => (None, record),
         };
         line.clear();
