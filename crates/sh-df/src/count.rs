@@ -11,7 +11,7 @@ use std::sync::Arc;
 use sh_core::io::is_std_stream;
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
-use sh_core::record::{items, split_id};
+use sh_core::record::{items, split_nonempty_id};
 use sh_core::{Error, RecordReader, Result};
 
 use crate::ItemCounts;
@@ -102,8 +102,16 @@ fn count_parts(
         handles.into_iter().map(|h| h.join().expect("a counting thread panicked")).collect()
     });
     let mut outcomes = Vec::with_capacity(results.len());
-    for result in results {
-        outcomes.push(result?);
+    for (result, &start) in results.into_iter().zip(&cuts) {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
+            // A part numbers its lines from 1: the lines of the parts before it come first.
+            Err(Error::Input { line, what, text }) => {
+                let before = lines_before(&file, start)?;
+                return Err(Error::Input { line: line + before, what, text });
+            }
+            Err(other) => return Err(other),
+        }
     }
     let documents = outcomes.iter().map(|(n, _)| n).sum();
     // The first part's table is `counts` itself; the others are added to it in file order,
@@ -113,6 +121,24 @@ fn count_parts(
         counts.add_counts(&own, u64::MAX - part as u64);
     }
     Ok(documents)
+}
+
+/// How many lines end before `end`.
+fn lines_before(file: &File, end: u64) -> Result<u64> {
+    let mut buffer = vec![0u8; 1 << 20];
+    let (mut at, mut lines) = (0, 0);
+    while at < end {
+        let want = (end - at).min(buffer.len() as u64) as usize;
+        let n = file
+            .read_at(&mut buffer[..want], at)
+            .map_err(|e| Error::io("error reading standard input", e))?;
+        if n == 0 {
+            break;
+        }
+        lines += buffer[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        at += n as u64;
+    }
+    Ok(lines)
 }
 
 /// The offset of the first line that starts at or after `at` (`len` when none does).
@@ -170,7 +196,7 @@ fn count_records(
     let mut overflow: Vec<(usize, usize)> = Vec::new();
     let mut documents = 0u64;
     while let Some((line, record)) = reader.next_numbered()? {
-        let (_, payload) = split_id(record);
+        let (_, payload) = split_nonempty_id(line, record)?;
         let document = first + documents;
         documents += 1;
         overflow.clear();
@@ -253,6 +279,20 @@ mod tests {
             let exact = whole.1.iter().find(|(i, _)| *i == item).unwrap().1;
             assert!(count <= exact && count + undercount >= exact);
         }
+    }
+
+    #[test]
+    fn an_error_in_a_later_part_names_its_line_in_the_whole_file() {
+        let mut text = b"1 2\n".repeat(1000);
+        text.extend_from_slice(b"\tempty id\n");
+        text.extend_from_slice(&b"3\n".repeat(10));
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&text).unwrap();
+        let how = Counting { capacity: 100, weighted: false, threads: 4, quiet: true };
+        let mut counts = ItemCounts::new(100);
+        let error =
+            count_parts(Arc::new(file), text.len() as u64, 4, how, &mut counts).unwrap_err();
+        assert_eq!(error.to_string(), "line 1001: empty id: '\\tempty id'");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::progress::Progress;
-use sh_core::record::{split_id, write_id};
+use sh_core::record::{split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
 pub use weights::{Rule, Weights};
@@ -26,7 +26,8 @@ phrases, the commonest word pairs) pull every fingerprint towards one corpus-wid
 unrelated pages look alike; this stage leaves them out, or weighs them down.
 
 Input: one record per line, `[ID<TAB>]ITEM ITEM …` (with --weighted, `ITEM:WEIGHT`), the same \
-items that the table of sh-df counted. Output: one line per input line, in order, ids kept.
+items that the table of sh-df counted; an empty id (a line that starts with a TAB) is an error. \
+Output: one line per input line, in order, ids kept.
 
 --max-df F leaves out every item found in more than the fraction F of the documents \
 (0 < F <= 1). --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = ln(N / df) (four \
@@ -129,7 +130,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut progress = Progress::new(args.quiet, "documents weighted");
     let mut line_out = Vec::new();
     while let Some((line, record)) = input.next_numbered()? {
-        let (id, payload) = split_id(record);
+        let (id, payload) = split_nonempty_id(line, record)?;
         line_out.clear();
         weights.apply(payload, args.weighted, line, &mut line_out)?;
         write_id(&mut out, id)

@@ -1,0 +1,11 @@
+complete -c sh-weight -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
+complete -c sh-weight -s o -l output -d 'Write to FILE, which is replaced only when the command succeeds (\'-\' is standard output)' -r -F
+complete -c sh-weight -l df -d 'The document-frequency table of the corpus, as sh-df writes it' -r -F
+complete -c sh-weight -l max-df -d 'Leave out items found in more than this fraction of the documents (0 < F <= 1)' -r
+complete -c sh-weight -l df-floor -d 'Never leave out an item found in N documents or fewer, whatever --max-df says' -r
+complete -c sh-weight -l capacity -d 'Hold at most N items of the table' -r
+complete -c sh-weight -l idf -d 'Weigh every item kept by ln(N / df): ITEM:WEIGHT'
+complete -c sh-weight -l weighted -d 'Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)'
+complete -c sh-weight -s q -l quiet -d 'Show no progress'
+complete -c sh-weight -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sh-weight -s V -l version -d 'Print version'
