@@ -11,10 +11,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use sh_core::progress::Progress;
-use sh_pairs::{write_pairs, Format, Ids, Options, Records};
+use sh_pairs::{write_pairs, Format, Options, RecordNames, Records};
 
 fn records(fingerprints: &[u64]) -> Records {
-    Records { fingerprints: fingerprints.to_vec(), ids: Ids::default() }
+    Records { fingerprints: fingerprints.to_vec(), names: RecordNames::default() }
 }
 
 fn run(query: &[u64], corpus: Option<&[u64]>, options: &Options) -> String {
@@ -98,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
         .collect();
 
     let sparse = selection == 1;
-    let options = Options { distance: k, blocks, threads, format: Format::Tsv, sparse };
+    let options = Options { k, blocks, threads, format: Format::Tsv, sparse };
     match selection {
         0 => assert_eq!(run(&fingerprints, None, &options), oracle(&fingerprints, None, k)),
         1 => {

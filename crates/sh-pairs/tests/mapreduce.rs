@@ -44,8 +44,7 @@ fn quiet() -> Progress {
 /// sh-pairs without --map: the reference.
 fn direct(text: &str, k: u32, blocks: u32, sparse: bool) -> String {
     let records = read_records(&mut reader(text.as_bytes()), &mut quiet()).unwrap();
-    let options =
-        Options { distance: k, blocks: Some(blocks), threads: 1, format: Format::Tsv, sparse };
+    let options = Options { k, blocks: Some(blocks), threads: 1, format: Format::Tsv, sparse };
     let mut out = Vec::new();
     write_pairs(records, None, &options, &mut out, &mut quiet()).unwrap();
     String::from_utf8(out).unwrap()
@@ -165,8 +164,8 @@ fn check(
     let lines = shuffle(map(&text, k, blocks, map_tasks), by_key_only);
     let records = text.lines().filter(|l| !l.ends_with('\t') && !l.is_empty()).count();
     assert_eq!(
-        lines.len() as f64,
-        records as f64 * sh_pairs::binomial(blocks, k),
+        lines.len() as u64,
+        records as u64 * sh_pairs::binomial(blocks, k),
         "C(B, K) lines per record"
     );
     let tasks = cut(&lines, cuts);
@@ -202,7 +201,7 @@ fn adversarial(k: u32, blocks: u32) -> Vec<u64> {
 
 /// The (K, B) settings tested: K 0..=5 and every B whose C(B, K) tables stay small enough to
 /// map every record into each.
-fn settings(max_tables: f64) -> Vec<(u32, u32)> {
+fn settings(max_tables: u64) -> Vec<(u32, u32)> {
     (0..=5)
         .flat_map(|k| (k + 1..=64).map(move |b| (k, b)))
         .filter(|&(k, b)| sh_pairs::binomial(b, k) <= max_tables)
@@ -211,7 +210,7 @@ fn settings(max_tables: f64) -> Vec<(u32, u32)> {
 
 #[test]
 fn every_small_setting_on_adversarial_sets() {
-    for (k, blocks) in settings(300.0) {
+    for (k, blocks) in settings(300) {
         let fps = adversarial(k, blocks);
         check(&fps, false, &[], k, blocks, 1, &[], false);
         check(&fps, true, &[2, 5], k, blocks, 3, &[0.3, 0.6], true);
@@ -342,7 +341,7 @@ proptest! {
     #[test]
     fn map_sort_reduce_equals_direct(
         fps in fingerprints(),
-        (k, blocks) in proptest::sample::select(settings(500.0)),
+        (k, blocks) in proptest::sample::select(settings(500)),
         named in any::<bool>(),
         blanks in proptest::collection::vec(0usize..50, 0..3),
         map_tasks in 1usize..=3,

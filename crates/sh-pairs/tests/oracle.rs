@@ -3,10 +3,10 @@
 
 use proptest::prelude::*;
 use sh_core::progress::Progress;
-use sh_pairs::{write_pairs, Format, Ids, Options, Records};
+use sh_pairs::{write_pairs, Format, Options, RecordNames, Records};
 
 fn records(fingerprints: &[u64]) -> Records {
-    Records { fingerprints: fingerprints.to_vec(), ids: Ids::default() }
+    Records { fingerprints: fingerprints.to_vec(), names: RecordNames::default() }
 }
 
 fn run(
@@ -17,8 +17,7 @@ fn run(
     threads: usize,
     sparse: bool,
 ) -> String {
-    let options =
-        Options { distance: k, blocks: Some(blocks), threads, format: Format::Tsv, sparse };
+    let options = Options { k, blocks: Some(blocks), threads, format: Format::Tsv, sparse };
     let corpus = corpus.map(records);
     let mut out = Vec::new();
     write_pairs(records(query), corpus, &options, &mut out, &mut Progress::new(true, ""))
