@@ -4,7 +4,7 @@
 //!
 //! docs/RELIABILITY.md gives the number of rows; `matrix_is_the_documented_size` keeps it true.
 
-use crate::util::run;
+use crate::util::{run, run_in};
 
 /// How many rows the matrix has (docs/RELIABILITY.md says so).
 const ROWS: usize = 159;
@@ -423,6 +423,29 @@ fn pairs_rows() -> Vec<Row> {
         ),
         flag_error(p, &["-j", "0"], "sh-pairs: error: invalid value '0'"),
     ]
+}
+
+/// Issue #16, item 5: an error in the second input, `sh-pairs --against FILE`, names FILE; an
+/// error in the main input names none.
+#[test]
+fn errors_in_the_against_file_name_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let corpus = dir.path().join("corpus.tsv");
+    std::fs::write(&corpus, "5\nx\n").expect("corpus written");
+    let corpus = corpus.to_str().expect("UTF-8 path");
+    let result = run("sh-pairs", &["--against", corpus], "5\n");
+    let expected = format!("sh-pairs: error: {corpus}: line 2: {NOT_INTEGER}: 'x'\n");
+    assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected.as_str()));
+
+    std::fs::write(dir.path().join("ids.tsv"), "a\t5\n6\n").expect("corpus written");
+    let result = run_in("sh-pairs", &["--against", "ids.tsv"], "5\n", Some(dir.path()));
+    let expected =
+        "sh-pairs: error: ids.tsv: line 2: a line without an id among lines with ids: '6'\n";
+    assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected));
+
+    let result = run("sh-pairs", &["--against", corpus], "x\n");
+    let expected = format!("sh-pairs: error: line 1: {NOT_INTEGER}: 'x'\n");
+    assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected.as_str()));
 }
 
 fn cluster_rows() -> Vec<Row> {

@@ -17,6 +17,9 @@ pub enum Error {
     Io { doing: String, source: io::Error },
     /// Flags that cannot work together: exit status 2.
     Usage(String),
+    /// An error in an input other than the main one (`sh-pairs --against FILE`), shown as
+    /// `FILE: ` and the error.
+    InFile { file: String, error: Box<Error> },
 }
 
 impl Error {
@@ -34,9 +37,21 @@ impl Error {
         Error::Usage(message.into())
     }
 
+    /// Names the file that bad input came from: for an input other than the main one, whose
+    /// line numbers would be taken for the main input's. Other errors name their file already.
+    pub fn in_file(self, file: &std::path::Path) -> Error {
+        match self {
+            Error::Input { .. } => {
+                Error::InFile { file: file.display().to_string(), error: Box::new(self) }
+            }
+            other => other,
+        }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 2,
+            Error::InFile { error, .. } => error.exit_code(),
             _ => 1,
         }
     }
@@ -55,6 +70,7 @@ impl fmt::Display for Error {
             }
             Error::Io { doing, source } => write!(f, "{doing}: {source}"),
             Error::Usage(message) => f.write_str(message),
+            Error::InFile { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }
@@ -107,6 +123,15 @@ mod tests {
         assert_eq!(shown.matches('x').count(), QUOTE_LIMIT);
         assert_eq!(quote(b"a\xffb"), r"a\xFFb");
         assert_eq!(quote(b"{\"a\": 1}\0\r"), r#"{"a": 1}\x00\r"#);
+    }
+
+    #[test]
+    fn an_error_in_a_second_file_names_it() {
+        let e = Error::input(2, "bad", b"x").in_file(std::path::Path::new("corpus.tsv"));
+        assert_eq!(e.to_string(), "corpus.tsv: line 2: bad: 'x'");
+        assert_eq!(e.exit_code(), 1);
+        let open = Error::io("cannot open 'c'", io::Error::other("gone"));
+        assert_eq!(open.in_file(std::path::Path::new("c")).to_string(), "cannot open 'c': gone");
     }
 
     #[test]

@@ -50,7 +50,9 @@ pub fn run(args: Args) -> Result<()> {
     let corpus = match &args.against {
         Some(path) => {
             let mut corpus = RecordReader::open(path)?;
-            Some(read_records_after(&mut corpus, &mut progress, query.fingerprints.len())?)
+            let earlier = query.fingerprints.len();
+            let records = read_records_after(&mut corpus, &mut progress, earlier);
+            Some(records.map_err(|e| e.in_file(path))?)
         }
         None => None,
     };
