@@ -362,28 +362,17 @@ mod tests {
         found.0
     }
 
-    fn brute_force(fps: &[u64], k: u32) -> Vec<(u64, u64)> {
-        let mut set = fps.to_vec();
-        set.sort_unstable();
-        set.dedup();
-        let mut pairs = Vec::new();
-        for (i, &a) in set.iter().enumerate() {
-            for &b in &set[i + 1..] {
-                if (a ^ b).count_ones() <= k {
-                    pairs.push((a, b));
-                }
-            }
-        }
-        pairs
-    }
-
     #[test]
     fn finds_the_pairs_of_a_small_planted_set() {
         let base = 0x0123_4567_89ab_cdef_u64;
         let fps = [base, base ^ 1, base ^ (1 << 63), base ^ 0b111, base ^ 0xf0, !base];
         for b in 4..=64 {
             for k in 1..b.min(6) {
-                assert_eq!(search(&fps, b, k), brute_force(&fps, k), "B={b} K={k}");
+                assert_eq!(
+                    search(&fps, b, k),
+                    sh_testkit::oracle::distinct_pairs(&fps, k),
+                    "B={b} K={k}"
+                );
             }
         }
     }

@@ -7,6 +7,8 @@ use proptest::prelude::*;
 use sh_core::progress::Progress;
 use sh_core::RecordReader;
 use sh_pairs::{read_records, write_pairs, Format, MapReduce, Options};
+use sh_testkit::adversarial;
+use sh_testkit::strategies::fingerprints;
 
 /// The input text of `fps`: with ids `r<line>` or without, with `blanks` (line indexes) left
 /// empty, so that line numbers and record numbers differ.
@@ -179,26 +181,6 @@ fn check(
     }
 }
 
-/// Sets meant to break the keys and the first-table rule: sparse and dense bit patterns, many
-/// identical fingerprints, and neighbours at 0..=K+1 bits inside one block or across block edges.
-fn adversarial(k: u32, blocks: u32) -> Vec<u64> {
-    let mut fps = vec![0, u64::MAX, 0, 1, 1 << 63, 3, u64::MAX >> 1, u64::MAX - 1, 0];
-    let base = 0x9e37_79b9_7f4a_7c15_u64;
-    fps.extend([base, base, base, !base]);
-    let edges: Vec<u32> =
-        (1..blocks).map(|i| (u64::from(i) * 64 / u64::from(blocks)) as u32).collect();
-    for d in 0..=k + 1 {
-        fps.push(base ^ ((1u64 << d) - 1));
-        let mut x = 0u64;
-        for (n, &edge) in edges.iter().cycle().take(d as usize).enumerate() {
-            x |= 1 << ((edge + n as u32 / edges.len().max(1) as u32) % 64);
-        }
-        fps.push(base ^ x);
-        fps.push(base ^ x);
-    }
-    fps
-}
-
 /// The (K, B) settings tested: K 0..=5 and every B whose C(B, K) tables stay small enough to
 /// map every record into each.
 fn settings(max_tables: u64) -> Vec<(u32, u32)> {
@@ -317,30 +299,12 @@ fn bad_input_names_its_line() {
     assert!(MapReduce::new(65, 3).is_err());
 }
 
-fn fingerprints() -> impl Strategy<Value = Vec<u64>> {
-    let random = proptest::collection::vec(any::<u64>(), 0..40);
-    let few_bits = proptest::collection::vec(
-        proptest::collection::vec(0u32..64, 0..4)
-            .prop_map(|bits| bits.iter().fold(0u64, |x, &b| x | 1 << b)),
-        0..30,
-    );
-    let many_bits = few_bits.clone().prop_map(|v| v.into_iter().map(|x| !x).collect());
-    let pool = proptest::collection::vec(any::<u64>(), 1..4)
-        .prop_flat_map(|pool| proptest::collection::vec(proptest::sample::select(pool), 0..40));
-    let planted =
-        (any::<u64>(), proptest::collection::vec(proptest::collection::vec(0u32..64, 0..8), 0..30))
-            .prop_map(|(base, flips)| {
-                flips.iter().map(|bits| bits.iter().fold(base, |x, &b| x ^ 1 << b)).collect()
-            });
-    prop_oneof![random, few_bits, many_bits, pool, planted]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
     fn map_sort_reduce_equals_direct(
-        fps in fingerprints(),
+        fps in fingerprints(40),
         (k, blocks) in proptest::sample::select(settings(500)),
         named in any::<bool>(),
         blanks in proptest::collection::vec(0usize..50, 0..3),
