@@ -448,6 +448,18 @@ fn errors_in_the_against_file_name_it() {
     assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected.as_str()));
 }
 
+/// Issue #16, item 7: a JSON integer id beyond 64 bits is too large, not a "floating point".
+#[test]
+fn a_json_id_beyond_64_bits_is_too_large() {
+    let line = r#"{"id": 100000000000000000000, "text": "x"}"#;
+    let result = run("sh-tokenize", &["--json", "--id-field", "id"], format!("{line}\n"));
+    let expected = format!(
+        "sh-tokenize: error: line 1: field \"id\": too large for an integer id (more than \
+         2^64-1): '{line}'\n"
+    );
+    assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected.as_str()));
+}
+
 fn cluster_rows() -> Vec<Row> {
     let c = "sh-cluster";
     vec![

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod error;
 pub mod io;
+pub mod json;
 pub mod number;
 pub mod pairs;
 pub mod progress;

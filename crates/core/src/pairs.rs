@@ -18,6 +18,8 @@ use std::fmt;
 use memchr::{memchr, memchr2};
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
+use crate::json::{JsonError, Slot, Value, ValueSeed};
+
 /// The largest distance between two 64-bit fingerprints.
 pub const MAX_DISTANCE: u8 = 64;
 
@@ -183,15 +185,13 @@ fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, 
     let seed = ArraySeed { scratch: &mut *scratch, reason: &mut reason };
     let elements = match seed.deserialize(&mut de) {
         Ok(elements) => elements,
-        Err(e) if e.is_data() => return Err(reason),
-        Err(e) => return Err(broken(&e)),
+        Err(e) => return Err(broken(&e, reason)),
     };
     de.end().map_err(|_| PairError::AfterArray)?;
     let scratch: &'a [u8] = scratch;
     let id = |slot| match slot {
-        Slot::Number(value) => Id::Number(value),
-        Slot::Line(text) => Id::Text(text),
-        Slot::Scratch(start, end) => Id::Text(&scratch[start..end]),
+        IdSlot::Number(value) => Id::Number(value),
+        IdSlot::Text(text) => Id::Text(text.resolve(scratch)),
     };
     let third = match elements.third {
         None => Third::Absent,
@@ -201,31 +201,27 @@ fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, 
     Ok(Pair { a: id(elements.a), b: id(elements.b), third })
 }
 
-/// Which of the two errors a syntax error is. serde_json tells what broke only in words, and
-/// the words of each error inside a string name a string, an escape or a code point.
+/// What an error from serde_json means: `reason` for JSON of the wrong shape (the seeds set it),
+/// or which of the two syntax errors.
 #[cold]
-fn broken(error: &serde_json::Error) -> PairError {
-    let message = error.to_string();
-    if ["string", "escape", "code point"].iter().any(|word| message.contains(word)) {
-        PairError::BrokenString
-    } else {
-        PairError::BrokenArray
+fn broken(error: &serde_json::Error, reason: PairError) -> PairError {
+    match JsonError::of(error) {
+        JsonError { is_syntax: false, .. } => reason,
+        JsonError { in_string: true, .. } => PairError::BrokenString,
+        JsonError { .. } => PairError::BrokenArray,
     }
 }
 
 /// Where a JSON id lies until the line is done.
-#[derive(Debug, Clone, Copy)]
-enum Slot<'de> {
+#[derive(Debug, Clone)]
+enum IdSlot<'de> {
     Number(u64),
-    /// A string without escapes, in the line.
-    Line(&'de [u8]),
-    /// A decoded string, in the scratch buffer.
-    Scratch(usize, usize),
+    Text(Slot<'de>),
 }
 
 struct Elements<'de> {
-    a: Slot<'de>,
-    b: Slot<'de>,
+    a: IdSlot<'de>,
+    b: IdSlot<'de>,
     third: Option<Scalar>,
 }
 
@@ -260,7 +256,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Elements<'de>, A::Error> {
-        let mut ids = [Slot::Number(0); 2];
+        let mut ids = [IdSlot::Number(0), IdSlot::Number(0)];
         for id in &mut ids {
             *self.reason = PairError::BadIdType;
             let seed = IdSeed { scratch: &mut *self.scratch, reason: &mut *self.reason };
@@ -274,7 +270,8 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
         if third.is_some() {
             while seq.next_element::<Scalar>()?.is_some() {}
         }
-        Ok(Elements { a: ids[0], b: ids[1], third })
+        let [a, b] = ids;
+        Ok(Elements { a, b, third })
     }
 }
 
@@ -285,44 +282,31 @@ struct IdSeed<'s> {
 }
 
 impl<'de> DeserializeSeed<'de> for IdSeed<'_> {
-    type Value = Slot<'de>;
+    type Value = IdSlot<'de>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for IdSeed<'_> {
-    type Value = Slot<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string or an unsigned 64-bit integer")
-    }
-
-    fn visit_u64<E: de::Error>(self, id: u64) -> Result<Slot<'de>, E> {
-        Ok(Slot::Number(id))
-    }
-
-    /// A string without escapes: serde_json has already refused the control characters in it,
-    /// TAB and line feed among them.
-    fn visit_borrowed_str<E: de::Error>(self, id: &'de str) -> Result<Slot<'de>, E> {
-        if id.is_empty() {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<IdSlot<'de>, D::Error> {
+        let expecting = "a string or an unsigned 64-bit integer";
+        let text =
+            match ValueSeed::string_or_number(self.scratch, expecting).deserialize(deserializer)? {
+                Value::Unsigned(id) => return Ok(IdSlot::Number(id)),
+                Value::Signed(_) | Value::Float(_) => {
+                    return Err(fail(self.reason, PairError::BadIdType))
+                }
+                Value::Text(text) => text,
+            };
+        // serde_json refuses control characters in a string, TAB and line feed among them, but
+        // not their escapes.
+        let bytes = text.clone().resolve(self.scratch);
+        if bytes.is_empty() {
             return Err(fail(self.reason, PairError::EmptyId));
         }
-        Ok(Slot::Line(id.as_bytes()))
-    }
-
-    /// A string with escapes, decoded.
-    fn visit_str<E: de::Error>(self, id: &str) -> Result<Slot<'de>, E> {
-        if id.is_empty() {
-            return Err(fail(self.reason, PairError::EmptyId));
-        }
-        if memchr2(b'\t', b'\n', id.as_bytes()).is_some() {
+        if memchr2(b'\t', b'\n', bytes).is_some() {
             return Err(fail(self.reason, PairError::TabInId));
         }
-        let start = self.scratch.len();
-        self.scratch.extend_from_slice(id.as_bytes());
-        Ok(Slot::Scratch(start, self.scratch.len()))
+        Ok(IdSlot::Text(text))
     }
 }
 
