@@ -25,14 +25,14 @@ pub const MAX_DISTANCE: u8 = 64;
 
 /// One id of a pair, as the line gave it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Id<'a> {
+pub enum PairId<'a> {
     /// A TSV field or a JSON string: never empty, never holding a TAB or a line feed.
     Text(&'a [u8]),
     /// A JSON number.
     Number(u64),
 }
 
-impl<'a> Id<'a> {
+impl<'a> PairId<'a> {
     /// The id as text: a JSON number in decimal, as sh-pairs would print it, so that the JSON
     /// number 7, the JSON string "7" and the TSV field `7` read the same.
     #[inline]
@@ -41,8 +41,8 @@ impl<'a> Id<'a> {
         'a: 's,
     {
         match self {
-            Id::Text(text) => text,
-            Id::Number(value) => buffer.format(value).as_bytes(),
+            PairId::Text(text) => text,
+            PairId::Number(value) => buffer.format(value).as_bytes(),
         }
     }
 }
@@ -50,8 +50,8 @@ impl<'a> Id<'a> {
 /// The two ids of a pair line and what follows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair<'a> {
-    pub a: Id<'a>,
-    pub b: Id<'a>,
+    pub a: PairId<'a>,
+    pub b: PairId<'a>,
     third: Third<'a>,
 }
 
@@ -173,7 +173,7 @@ fn parse_tsv(line: &[u8]) -> Result<Pair<'_>, PairError> {
     if a.is_empty() || b.is_empty() {
         return Err(PairError::EmptyId);
     }
-    Ok(Pair { a: Id::Text(a), b: Id::Text(b), third: Third::Fields(after_b) })
+    Ok(Pair { a: PairId::Text(a), b: PairId::Text(b), third: Third::Fields(after_b) })
 }
 
 fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, PairError> {
@@ -190,8 +190,8 @@ fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, 
     de.end().map_err(|_| PairError::AfterArray)?;
     let scratch: &'a [u8] = scratch;
     let id = |slot| match slot {
-        IdSlot::Number(value) => Id::Number(value),
-        IdSlot::Text(text) => Id::Text(text.resolve(scratch)),
+        IdSlot::Number(value) => PairId::Number(value),
+        IdSlot::Text(text) => PairId::Text(text.resolve(scratch)),
     };
     let third = match elements.third {
         None => Third::Absent,
@@ -365,9 +365,9 @@ mod tests {
     /// The ids of `line` as text (numbers marked `#`), or the error.
     fn parse(line: &str) -> Result<Option<(String, String)>, PairError> {
         let mut scratch = Vec::new();
-        let show = |id: Id<'_>| match id {
-            Id::Text(text) => String::from_utf8(text.to_vec()).unwrap(),
-            Id::Number(value) => format!("#{value}"),
+        let show = |id: PairId<'_>| match id {
+            PairId::Text(text) => String::from_utf8(text.to_vec()).unwrap(),
+            PairId::Number(value) => format!("#{value}"),
         };
         parse_pair(line.as_bytes(), &mut scratch).map(|pair| pair.map(|p| (show(p.a), show(p.b))))
     }
@@ -396,7 +396,7 @@ mod tests {
         let line = b"left\tright\t3";
         let mut scratch = Vec::new();
         let pair = parse_pair(line, &mut scratch).unwrap().unwrap();
-        let Id::Text(a) = pair.a else { panic!("text") };
+        let PairId::Text(a) = pair.a else { panic!("text") };
         assert!(line.as_ptr_range().contains(&a.as_ptr()));
     }
 
@@ -427,7 +427,7 @@ mod tests {
         let line = br#"["left", "ri\u0067ht"]"#;
         let mut scratch = Vec::new();
         let pair = parse_pair(line, &mut scratch).unwrap().unwrap();
-        let (Id::Text(a), Id::Text(b)) = (pair.a, pair.b) else { panic!("text") };
+        let (PairId::Text(a), PairId::Text(b)) = (pair.a, pair.b) else { panic!("text") };
         assert!(line.as_ptr_range().contains(&a.as_ptr()), "borrowed from the line");
         assert_eq!(b, b"right");
         assert!(!line.as_ptr_range().contains(&b.as_ptr()), "decoded into the scratch");
@@ -443,9 +443,9 @@ mod tests {
         // Both ids in the scratch buffer, which the next line reuses.
         let mut scratch = Vec::new();
         let pair = parse_pair(br#"["\u0061", "\u0062c"]"#, &mut scratch).unwrap().unwrap();
-        assert_eq!((pair.a, pair.b), (Id::Text(b"a"), Id::Text(b"bc")));
+        assert_eq!((pair.a, pair.b), (PairId::Text(b"a"), PairId::Text(b"bc")));
         let pair = parse_pair(br#"["\u0064", 1]"#, &mut scratch).unwrap().unwrap();
-        assert_eq!(pair.a, Id::Text(b"d"));
+        assert_eq!(pair.a, PairId::Text(b"d"));
         assert_eq!(scratch, b"d");
     }
 
@@ -496,9 +496,9 @@ mod tests {
     #[test]
     fn numbers_are_spelled_in_decimal() {
         let mut buffer = itoa::Buffer::new();
-        assert_eq!(Id::Number(u64::MAX).spelled(&mut buffer), b"18446744073709551615");
-        assert_eq!(Id::Number(0).spelled(&mut buffer), b"0");
-        assert_eq!(Id::Text(b"007").spelled(&mut buffer), b"007");
+        assert_eq!(PairId::Number(u64::MAX).spelled(&mut buffer), b"18446744073709551615");
+        assert_eq!(PairId::Number(0).spelled(&mut buffer), b"0");
+        assert_eq!(PairId::Text(b"007").spelled(&mut buffer), b"007");
     }
 
     #[test]
@@ -561,7 +561,7 @@ mod tests {
         assert_eq!(parse_pair(b"[1, \"\\u00e9\xff\"]", &mut scratch), Err(PairError::BrokenString));
         assert_eq!(
             parse_pair(b"a\xff\t\xfe", &mut scratch).map(|p| p.map(|p| p.a)),
-            Ok(Some(Id::Text(b"a\xff")))
+            Ok(Some(PairId::Text(b"a\xff")))
         );
     }
 

@@ -207,7 +207,7 @@ pub struct PairWriter<'a, W> {
     /// Records from this one on are the corpus's.
     queries: RecordIndex,
     /// A TSV line is put together here and written at once.
-    line: Vec<u8>,
+    buffer: Vec<u8>,
 }
 
 impl<'a, W> PairWriter<'a, W> {
@@ -221,7 +221,7 @@ impl<'a, W> PairWriter<'a, W> {
         corpus_names: Option<&'a RecordNames>,
         queries: RecordIndex,
     ) -> PairWriter<'a, W> {
-        PairWriter { out, format, index, query_names, corpus_names, queries, line: Vec::new() }
+        PairWriter { out, format, index, query_names, corpus_names, queries, buffer: Vec::new() }
     }
 
     fn name(&self, r: RecordIndex) -> RecordName<'a> {
@@ -241,15 +241,15 @@ impl<W: Write> PairSink for PairWriter<'_, W> {
         match self.format {
             Format::Tsv => {
                 let (name_a, name_b) = (self.name(a), self.name(b));
-                let line = &mut self.line;
-                line.clear();
-                name_a.push_text(line);
-                line.push(b'\t');
-                name_b.push_text(line);
-                line.push(b'\t');
-                push_u64(line, u64::from(distance));
-                line.push(b'\n');
-                return self.out.write_all(line);
+                let buffer = &mut self.buffer;
+                buffer.clear();
+                name_a.push_text(buffer);
+                buffer.push(b'\t');
+                name_b.push_text(buffer);
+                buffer.push(b'\t');
+                push_u64(buffer, u64::from(distance));
+                buffer.push(b'\n');
+                return self.out.write_all(buffer);
             }
             Format::Json if !self.has_named_ids() => {
                 let fp = |r| self.index.fingerprint(self.index.group_of(r));

@@ -146,7 +146,7 @@ impl MapReduce {
                     record,
                 ));
             }
-            let position = parse_line_number(fields.line, line)?;
+            let position = parse_line_number(fields.line_number, line)?;
             group.named = ids.check(line, fields.id.is_some(), record)?;
             let id = match fields.id {
                 Some(id) => {

@@ -59,16 +59,16 @@ pub enum RecordName<'a> {
 
 impl RecordName<'_> {
     /// Appends the id as text: the line number in decimal, or the id's bytes.
-    pub fn push_text(self, line: &mut Vec<u8>) {
+    pub fn push_text(self, buffer: &mut Vec<u8>) {
         match self {
-            RecordName::Line(number) => push_u64(line, number),
-            RecordName::Named(id) => line.extend_from_slice(id),
+            RecordName::Line(number) => push_u64(buffer, number),
+            RecordName::Named(id) => buffer.extend_from_slice(id),
         }
     }
 
     pub fn write_json<W: Write>(self, out: &mut W) -> std::io::Result<()> {
         match self {
-            RecordName::Line(line) => write_u64(out, line),
+            RecordName::Line(number) => write_u64(out, number),
             RecordName::Named(id) => {
                 let text = String::from_utf8_lossy(id);
                 serde_json::to_writer(&mut *out, text.as_ref()).map_err(std::io::Error::from)

@@ -51,7 +51,7 @@ impl Blocks {
             .iter()
             .enumerate()
             .filter(|(_, &m)| x & m == 0)
-            .fold(0, |set, (j, _)| set | 1 << j)
+            .fold(0, |table, (j, _)| table | 1 << j)
     }
 }
 

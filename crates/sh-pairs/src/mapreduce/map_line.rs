@@ -9,7 +9,7 @@ use sh_core::{Error, Result};
 pub(super) struct MapLine<'a> {
     pub key: &'a [u8],
     pub fingerprint: &'a [u8],
-    pub line: &'a [u8],
+    pub line_number: &'a [u8],
     pub id: Option<&'a [u8]>,
 }
 
@@ -19,12 +19,12 @@ impl<'a> MapLine<'a> {
         let mut fields = record.splitn(4, |&b| b == b'\t');
         let key = fields.next().filter(|k| !k.is_empty()).ok_or(SHAPE)?;
         let fingerprint = fields.next().ok_or(SHAPE)?;
-        let line = fields.next().ok_or(SHAPE)?;
+        let line_number = fields.next().ok_or(SHAPE)?;
         let id = fields.next();
         if id.is_some_and(|id| id.contains(&b'\t')) {
             return Err("an id holds a TAB");
         }
-        Ok(MapLine { key, fingerprint, line, id })
+        Ok(MapLine { key, fingerprint, line_number, id })
     }
 }
 
