@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::io::{Output, RecordReader};
 
-// `-i/--input` and `-o/--output`, common to all commands.
+/// `-i/--input` and `-o/--output`, common to all commands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct IoArgs {
     /// Read from FILE ('-' is standard input)
@@ -19,10 +19,12 @@ pub struct IoArgs {
 }
 
 impl IoArgs {
+    /// The reader of `--input`.
     pub fn open_input(&self) -> Result<RecordReader> {
         RecordReader::open(&self.input)
     }
 
+    /// The writer of `--output`; call [`Output::finish`] when done.
     pub fn create_output(&self) -> Result<Output> {
         Output::create(&self.output)
     }

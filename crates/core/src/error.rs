@@ -4,22 +4,41 @@
 use std::fmt;
 use std::io;
 
+/// A result whose error is an [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// How many characters of offending input an error message quotes.
 const QUOTE_LIMIT: usize = 60;
 
+/// What went wrong, worded for the user; [`Error::exit_code`] gives the exit status.
 #[derive(Debug)]
 pub enum Error {
     /// Input that breaks the line format: exit status 1.
-    Input { line: u64, what: String, text: Vec<u8> },
+    Input {
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong.
+        what: String,
+        /// The offending text, quoted in the message.
+        text: Vec<u8>,
+    },
     /// Reading or writing failed: exit status 1 (a broken pipe on output is no error at all).
-    Io { doing: String, source: io::Error },
+    Io {
+        /// What was being done ("error reading 'file'").
+        doing: String,
+        /// What the system said.
+        source: io::Error,
+    },
     /// Flags that cannot work together: exit status 2.
     Usage(String),
     /// An error in an input other than the main one (`sh-pairs --against FILE`), shown as
     /// `FILE: ` and the error.
-    InFile { file: String, error: Box<Error> },
+    InFile {
+        /// The file, as given.
+        file: String,
+        /// The error in it.
+        error: Box<Error>,
+    },
 }
 
 impl Error {
@@ -29,10 +48,12 @@ impl Error {
         Error::Input { line, what: what.into(), text }
     }
 
+    /// Reading or writing failed while `doing` something.
     pub fn io(doing: impl Into<String>, source: io::Error) -> Error {
         Error::Io { doing: doing.into(), source }
     }
 
+    /// Flags that cannot work together.
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())
     }
@@ -48,6 +69,7 @@ impl Error {
         }
     }
 
+    /// The exit status: 2 for usage errors, 1 for the others.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 2,

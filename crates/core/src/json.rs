@@ -37,7 +37,9 @@ impl<'de> Slot<'de> {
 /// A JSON string or number, as [`ValueSeed`] read it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value<'de> {
+    /// A string.
     Text(Slot<'de>),
+    /// A non-negative integer.
     Unsigned(u64),
     /// A negative integer.
     Signed(i64),

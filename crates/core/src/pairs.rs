@@ -50,7 +50,9 @@ impl<'a> PairId<'a> {
 /// The two ids of a pair line and what follows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair<'a> {
+    /// The first id.
     pub a: PairId<'a>,
+    /// The second id.
     pub b: PairId<'a>,
     third: Third<'a>,
 }
@@ -97,6 +99,7 @@ impl Pair<'_> {
 pub enum PairError {
     /// A TSV line without a TAB.
     OneField,
+    /// An empty TSV field or JSON string for an id.
     EmptyId,
     /// A JSON array of fewer than two elements.
     TooFew,
