@@ -53,6 +53,12 @@ impl Error {
         Error::Io { doing: doing.into(), source }
     }
 
+    /// Writing the output failed. (There is no `From<io::Error>`: a read error must not be
+    /// taken for a write error, so each `?` on an I/O result says which it is.)
+    pub fn writing(source: io::Error) -> Error {
+        Error::io("error writing output", source)
+    }
+
     /// Flags that cannot work together.
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())

@@ -283,11 +283,11 @@ impl Output {
     /// Flushes everything and, for a file, moves it over the target.
     pub fn finish(self) -> Result<()> {
         match self.sink {
-            Sink::Stdout(mut writer) => writer.flush().map_err(Error::from),
-            Sink::InPlace(mut writer) => writer.flush().map_err(Error::from),
+            Sink::Stdout(mut writer) => writer.flush().map_err(Error::writing),
+            Sink::InPlace(mut writer) => writer.flush().map_err(Error::writing),
             Sink::File { writer, target, pending } => {
-                let temp = writer.into_inner().map_err(|e| Error::from(e.into_error()))?;
-                temp.as_file().sync_all().map_err(Error::from)?;
+                let temp = writer.into_inner().map_err(|e| Error::writing(e.into_error()))?;
+                temp.as_file().sync_all().map_err(Error::writing)?;
                 // An interrupt now waits until the output is in place (or the rename failed and
                 // the temporary file is gone).
                 let files = pending_files();
@@ -350,13 +350,6 @@ impl Write for Output {
             Sink::InPlace(w) => w.flush(),
             Sink::File { writer, .. } => writer.flush(),
         }
-    }
-}
-
-/// Raw I/O errors in a command's own code come from writing its output.
-impl From<io::Error> for Error {
-    fn from(source: io::Error) -> Error {
-        Error::io("error writing output", source)
     }
 }
 

@@ -183,7 +183,7 @@ pub fn write_pairs<W: Write>(
     let queries = queries as RecordIndex;
     let mut writer =
         PairWriter::new(out, options.format, &index, &query.names, corpus_names, queries);
-    let pairs = emit_pairs(&index, &neighbours, selection, &mut writer)?;
+    let pairs = emit_pairs(&index, &neighbours, selection, &mut writer).map_err(Error::writing)?;
     Ok(Summary {
         records: records as u64,
         distinct: index.distinct.len(),

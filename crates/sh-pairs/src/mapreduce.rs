@@ -18,9 +18,9 @@
 //! Identical fingerprints agree on every block, so table 0 reports their pairs. Its memory is
 //! that of its largest group (about 40 bytes and the id for each record).
 
-use std::io::Write;
+use std::io::{self, Write};
 
-use sh_core::number::write_u64;
+use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
@@ -86,7 +86,7 @@ impl MapReduce {
             value.push(b'\t');
             write_hex(&mut value, fingerprint, 16);
             value.push(b'\t');
-            write_u64(&mut value, position)?;
+            push_u64(&mut value, position);
             if let Some(id) = id {
                 value.push(b'\t');
                 value.extend_from_slice(id);
@@ -98,8 +98,8 @@ impl MapReduce {
                 key.clear();
                 write_hex(&mut key, rank as u64, self.rank_digits);
                 write_hex(&mut key, bits, hex_digits(width));
-                out.write_all(&key)?;
-                out.write_all(&value)?;
+                out.write_all(&key).map_err(Error::writing)?;
+                out.write_all(&value).map_err(Error::writing)?;
             }
             mapped += 1;
         }
@@ -233,12 +233,12 @@ impl MapReduce {
                 let members = &group.members[run.clone()];
                 if self.sparse {
                     for pair in members.windows(2) {
-                        writer.pair(&pair[0], &pair[1], 0)?;
+                        writer.pair(&pair[0], &pair[1], 0).map_err(Error::writing)?;
                     }
                 } else {
                     for (i, a) in members.iter().enumerate() {
                         for b in &members[i + 1..] {
-                            writer.pair(a, b, 0)?;
+                            writer.pair(a, b, 0).map_err(Error::writing)?;
                         }
                     }
                 }
@@ -254,15 +254,13 @@ impl MapReduce {
                 }
                 if self.sparse {
                     // The first record of each fingerprint, as sh-pairs --sparse writes them.
-                    writer.pair(
-                        &group.members[run.start],
-                        &group.members[other.start],
-                        distance,
-                    )?;
+                    writer
+                        .pair(&group.members[run.start], &group.members[other.start], distance)
+                        .map_err(Error::writing)?;
                 } else {
                     for a in &group.members[run.clone()] {
                         for b in &group.members[other.clone()] {
-                            writer.pair(a, b, distance)?;
+                            writer.pair(a, b, distance).map_err(Error::writing)?;
                         }
                     }
                 }
@@ -306,7 +304,7 @@ struct GroupWriter<'a, W> {
 
 impl<W: Write> GroupWriter<'_, W> {
     /// Writes a pair of two distinct records, the one earlier in the input first.
-    fn pair(&mut self, a: &Member, b: &Member, distance: u32) -> Result<()> {
+    fn pair(&mut self, a: &Member, b: &Member, distance: u32) -> io::Result<()> {
         let (a, b) = if a.position < b.position { (a, b) } else { (b, a) };
         let out = &mut *self.out;
         if self.numbered {

@@ -151,7 +151,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         vec![(None, score_up_to(args.k.unwrap_or(MAX_DISTANCE)))]
     };
-    write_rows(&mut out, &rows, args.format)?;
+    write_rows(&mut out, &rows, args.format).map_err(Error::writing)?;
     out.finish()
 }
 
@@ -244,7 +244,11 @@ fn read_predicted(
 
 const COLUMNS: [&str; 6] = ["tp", "fp", "fn", "precision", "recall", "f1"];
 
-fn write_rows(out: &mut impl Write, rows: &[(Option<u8>, Score)], format: Format) -> Result<()> {
+fn write_rows(
+    out: &mut impl Write,
+    rows: &[(Option<u8>, Score)],
+    format: Format,
+) -> std::io::Result<()> {
     let by_distance = rows.first().is_some_and(|(k, _)| k.is_some());
     let header: Vec<&str> = by_distance.then_some("k").into_iter().chain(COLUMNS).collect();
     match format {
