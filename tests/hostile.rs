@@ -460,6 +460,20 @@ fn a_json_id_beyond_64_bits_is_too_large() {
     assert_eq!((result.code, result.stderr.as_str()), (Some(1), expected.as_str()));
 }
 
+/// Issue #16, item 11: help asked for beside a bad flag is the help, exit 0.
+#[test]
+fn help_beside_a_bad_flag_is_the_help() {
+    for help in ["--help", "-h"] {
+        let expected = run("sh-pairs", &[help], "").success().to_string();
+        assert!(expected.contains("Usage: sh-pairs"), "{expected}");
+        for args in [&["-k", "99", help][..], &[help, "-k", "99"], &["-b", "0", help]] {
+            assert_eq!(run("sh-pairs", args, "").success(), expected, "{args:?}");
+        }
+    }
+    // After `--` it is no flag: the usage error stands.
+    run("sh-pairs", &["-k", "99", "--", "--help"], "").failure(2, "sh-pairs: error: ");
+}
+
 fn cluster_rows() -> Vec<Row> {
     let c = "sh-cluster";
     vec![

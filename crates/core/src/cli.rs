@@ -36,6 +36,14 @@ impl IoArgs {
 pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
     let args = match A::try_parse() {
         Ok(args) => args,
+        Err(e) if e.use_stderr() && asks_for_help().is_some() => {
+            // Help asked for beside a bad flag (`-k 99 --help`): the help, as without it.
+            let flag = asks_for_help().unwrap_or("--help");
+            match <A as clap::CommandFactory>::command().try_get_matches_from([name, flag]) {
+                Err(help) => help.exit(),
+                Ok(_) => e.exit(),
+            }
+        }
         Err(e) if e.use_stderr() => {
             // clap's message starts with "error: "; put the command's name in front, as for
             // every other error.
@@ -50,6 +58,19 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
         Err(e) => report(name, &e),
     };
     std::process::exit(code)
+}
+
+/// `--help` or `-h` when one is on the command line (before a `--`).
+fn asks_for_help() -> Option<&'static str> {
+    std::env::args_os().skip(1).take_while(|arg| arg != "--").find_map(|arg| {
+        if arg == "--help" {
+            Some("--help")
+        } else if arg == "-h" {
+            Some("-h")
+        } else {
+            None
+        }
+    })
 }
 
 fn report(name: &str, error: &Error) -> i32 {
