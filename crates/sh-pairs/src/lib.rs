@@ -1,12 +1,19 @@
 //! sh-pairs: every pair of records whose fingerprints are within K bits, each exactly once,
 //! in a fixed order.
 //!
-//! Where each idea lives: the command line in [`args`](Args); the input line and the names of
-//! records in `records` ([`RecordLine`], [`RecordNames`]); the blocks, the tables and the
-//! first-table rule in `tables` ([`Tables`]); records grouped by fingerprint in `index`
-//! ([`Index`]); the search for near fingerprints in `search` (with `split`, which splits a set
-//! by one block); which pairs are written, in what order and format in `emit` ([`PairWriter`]);
-//! the default B in `cost`; the map/reduce steps in `mapreduce`. This file runs them in turn.
+//! Where each idea lives (this file only runs them in turn):
+//!
+//! | file | what |
+//! |---|---|
+//! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
+//! | `records.rs` | the input line `[ID<TAB>]FINGERPRINT` and the names of records ([`RecordLine`], [`RecordNames`]) |
+//! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
+//! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
+//! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
+//! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
+//! | `emit.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
+//! | `cost.rs` | the default B ([`choose_blocks`]) |
+//! | `mapreduce.rs` | the map and reduce steps ([`MapReduce`]); its line format in `mapreduce/map_line.rs` |
 
 mod args;
 mod cost;
