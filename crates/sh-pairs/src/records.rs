@@ -229,6 +229,28 @@ mod tests {
     }
 
     #[test]
+    fn the_record_limit_counts_earlier_inputs() {
+        let mut reader = RecordReader::new("1\n\n2\n".as_bytes(), "corpus".into());
+        let progress = &mut Progress::new(true, "");
+        let error = read_records_after(&mut reader, progress, MAX_RECORDS - 1).unwrap_err();
+        assert_eq!(error.to_string(), "line 3: more than 2^32-1 records in one run: '2'");
+        assert_eq!(error.exit_code(), 1);
+    }
+
+    #[test]
+    fn one_parser_for_the_record_line() {
+        let parse = |text: &'static str| RecordLine::parse(1, text.as_bytes()).unwrap();
+        assert_eq!(parse("42"), Some(RecordLine { id: None, fingerprint: 42 }));
+        assert_eq!(parse("a\t 0x2a "), Some(RecordLine { id: Some(b"a"), fingerprint: 42 }));
+        assert_eq!(parse("a\t"), None);
+        assert_eq!(parse(" "), None);
+        let mut ids = IdsThroughout::new("record");
+        assert!(!ids.check(1, false, b"1").unwrap());
+        let error = ids.check(2, true, b"a\t1").unwrap_err().to_string();
+        assert_eq!(error, r"line 2: a record with an id among records without ids: 'a\t1'");
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let cases = [
             ("1\nabc\n", "line 2: not an unsigned"),
