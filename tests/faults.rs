@@ -67,6 +67,7 @@ fn bad_flags(name: &str) -> &'static [&'static str] {
 }
 
 fn spawn(name: &str, args: &[&str], stdout: Stdio) -> Child {
+    crate::util::remember_command(name, args);
     // A command started from a shell prompt has the default SIGINT action; one started by a
     // script's `&` (or nohup) inherits "ignore", and the interrupt tests would then wait on a
     // command that rightly ignores SIGINT. GNU env starts every child as from a prompt, and
@@ -184,6 +185,7 @@ fn run_redirected(name: &str, args: &[&str], redirect: &str, input: &str) -> cra
         code: output.status.code(),
         stdout: output.stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        command_line: format!("{name} {} {redirect} (input {input:?})", args.join(" ")),
     }
 }
 

@@ -1,9 +1,9 @@
 //! Integration tests of sh-pairs through the built binary: formats, flags, errors.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::util::{binary, run};
+use crate::util::{command, run};
 
 const SEED_CORPUS: &str = "0b0100101110111011001000101111101110111100001010011101100110110101";
 const SEED_QUERY: &str = "0b0100101110111011011000101111101110011100001010011100100110110101";
@@ -110,8 +110,7 @@ fn bad_flags_exit_2() {
 #[test]
 fn million_identical_fingerprints_stream_to_head() {
     // 10^6 records give 5 * 10^11 pairs: only streaming can answer `| head` at once.
-    let mut child = Command::new(binary("sh-pairs"))
-        .args(["-k", "0"])
+    let mut child = command("sh-pairs", &["-k", "0"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,13 +4,13 @@
 
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::util::{binary, pipeline, run, Run};
+use crate::util::{command, pipeline, run, Run};
 
 // ---------------------------------------------------------------------------------------------
 // Line structure survives arbitrary bytes.
@@ -469,7 +469,7 @@ fn read_all(mut from: impl Read + Send + 'static) -> std::thread::JoinHandle<Str
 fn a_full_disk_is_an_error_that_names_the_write() {
     for (name, line, _) in PER_DOCUMENT {
         let full = OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
-        let mut child = Command::new(binary(name))
+        let mut child = command(name, &[])
             .stdin(Stdio::piped())
             .stdout(full)
             .stderr(Stdio::piped())
@@ -490,7 +490,7 @@ fn a_full_disk_is_an_error_that_names_the_write() {
 #[test]
 fn a_reader_that_goes_away_ends_the_stage_quietly() {
     for (name, line, first) in PER_DOCUMENT {
-        let mut child = Command::new(binary(name))
+        let mut child = command(name, &[])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -526,7 +526,7 @@ fn stages_grow_their_pipes() {
         // The input pipe is the test's own, so that a read end outlives the command.
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
         let probe = read.try_clone().expect("dup");
-        let mut child = Command::new(binary(name))
+        let mut child = command(name, &[])
             .stdin(Stdio::from(read))
             .stdout(Stdio::piped())
             .spawn()

@@ -59,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
             for (r, (name, fingerprint)) in expected.iter().enumerate() {
                 assert_eq!(records.fingerprints[r], *fingerprint);
                 let mut text = Vec::new();
-                records.ids.get(r).push_text(&mut text);
+                records.names.get(r).push_text(&mut text);
                 assert_eq!(&text, name, "record {r}");
             }
         }

@@ -4,17 +4,18 @@
 //! count (1..=3) and the selection (all pairs, --sparse, or --against with the records split
 //! into query and corpus); then up to 4 base fingerprints, and 3 bytes per record: which base,
 //! and up to two bits to flip, so that there are many exact and near duplicates. All pairs and
-//! --against must equal the O(n^2) oracle line for line; --sparse must write near pairs only,
-//! in order, connecting the same components as all pairs do.
+//! --against must equal the O(n^2) oracle of sh-testkit line for line; --sparse must pass its
+//! check: near pairs only, in order, connecting the same components as all pairs do.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sh_core::progress::Progress;
-use sh_pairs::{write_pairs, Format, Ids, Options, Records};
+use sh_pairs::{write_pairs, Format, Options, RecordNames, Records};
+use sh_testkit::oracle;
 
 fn records(fingerprints: &[u64]) -> Records {
-    Records { fingerprints: fingerprints.to_vec(), ids: Ids::default() }
+    Records { fingerprints: fingerprints.to_vec(), names: RecordNames::default() }
 }
 
 fn run(query: &[u64], corpus: Option<&[u64]>, options: &Options) -> String {
@@ -28,40 +29,6 @@ fn run(query: &[u64], corpus: Option<&[u64]>, options: &Options) -> String {
     )
     .expect("the search succeeds");
     String::from_utf8(out).expect("UTF-8 output")
-}
-
-fn oracle(query: &[u64], corpus: Option<&[u64]>, k: u32) -> String {
-    let mut out = String::new();
-    for (a, &x) in query.iter().enumerate() {
-        let (others, skip) = match corpus {
-            Some(corpus) => (corpus, 0),
-            None => (query, a + 1),
-        };
-        for (b, &y) in others.iter().enumerate().skip(skip) {
-            let d = (x ^ y).count_ones();
-            if d <= k {
-                out += &format!("{}\t{}\t{d}\n", a + 1, b + 1);
-            }
-        }
-    }
-    out
-}
-
-fn components(n: usize, pairs: &str) -> Vec<usize> {
-    let mut parent: Vec<usize> = (0..=n).collect();
-    fn root(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            x = parent[x];
-        }
-        x
-    }
-    for line in pairs.lines() {
-        let mut fields = line.split('\t').map(|f| f.parse::<usize>().unwrap());
-        let (a, b) = (fields.next().unwrap(), fields.next().unwrap());
-        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-        parent[ra.max(rb)] = ra.min(rb);
-    }
-    (1..=n).map(|x| root(&mut parent, x)).collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -98,27 +65,19 @@ fuzz_target!(|data: &[u8]| {
         .collect();
 
     let sparse = selection == 1;
-    let options = Options { distance: k, blocks, threads, format: Format::Tsv, sparse };
+    let options = Options { k, blocks, threads, format: Format::Tsv, sparse };
     match selection {
-        0 => assert_eq!(run(&fingerprints, None, &options), oracle(&fingerprints, None, k)),
+        0 => assert_eq!(run(&fingerprints, None, &options), oracle::all_pairs(&fingerprints, k)),
         1 => {
-            let got = run(&fingerprints, None, &options);
-            let all = oracle(&fingerprints, None, k);
-            let mut previous = (0, 0);
-            for line in got.lines() {
-                assert!(all.lines().any(|l| l == line), "{line} is no near pair");
-                let mut fields = line.split('\t').map(|f| f.parse::<usize>().unwrap());
-                let pair = (fields.next().unwrap(), fields.next().unwrap());
-                assert!(pair > previous, "sorted, once");
-                previous = pair;
+            let sparse = run(&fingerprints, None, &options);
+            if let Err(what) = oracle::check_sparse(&fingerprints, k, &sparse) {
+                panic!("--sparse: {what}");
             }
-            let n = fingerprints.len();
-            assert_eq!(components(n, &got), components(n, &all), "same clusters");
         }
         _ => {
             let split = usize::from(header[2]) % (fingerprints.len() + 1);
             let (query, corpus) = fingerprints.split_at(split);
-            assert_eq!(run(query, Some(corpus), &options), oracle(query, Some(corpus), k));
+            assert_eq!(run(query, Some(corpus), &options), oracle::against(query, corpus, k));
         }
     }
 });

@@ -3,9 +3,11 @@
 //! The harness every integration test uses: run a built command with arguments and standard
 //! input, and look at what it printed and how it exited.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Once;
 
 /// The path of one of the binaries built for these tests.
 pub fn binary(name: &str) -> PathBuf {
@@ -26,6 +28,8 @@ pub fn binary(name: &str) -> PathBuf {
 /// What a finished command left behind.
 #[derive(Debug)]
 pub struct Run {
+    /// How to run it again: the command line and what its standard input held.
+    pub command_line: String,
     pub code: Option<i32>,
     pub stdout: Vec<u8>,
     pub stderr: String,
@@ -39,8 +43,14 @@ impl Run {
     /// Asserts exit status 0 and an empty stderr, and returns stdout.
     #[track_caller]
     pub fn success(&self) -> &str {
-        assert_eq!(self.code, Some(0), "command failed:\n--- stderr ---\n{}", self.stderr);
-        assert_eq!(self.stderr, "", "unexpected stderr");
+        assert_eq!(
+            self.code,
+            Some(0),
+            "command failed: {}\n--- stderr ---\n{}",
+            self.command_line,
+            self.stderr
+        );
+        assert_eq!(self.stderr, "", "unexpected stderr: {}", self.command_line);
         self.stdout_str()
     }
 
@@ -50,13 +60,15 @@ impl Run {
         assert_eq!(
             self.code,
             Some(code),
-            "exit status; stderr:\n{}\nstdout:\n{}",
+            "exit status of {}; stderr:\n{}\nstdout:\n{}",
+            self.command_line,
             self.stderr,
             String::from_utf8_lossy(&self.stdout)
         );
         assert!(
             self.stderr.starts_with(prefix),
-            "stderr should start with\n    {prefix}\nbut is\n    {}",
+            "{}: stderr should start with\n    {prefix}\nbut is\n    {}",
+            self.command_line,
             self.stderr
         );
         assert!(!self.stderr.contains("panicked"), "panic: {}", self.stderr);
@@ -76,6 +88,8 @@ pub fn run_in(
     dir: Option<&std::path::Path>,
 ) -> Run {
     let stdin = stdin.into();
+    let command_line = describe(name, args, &stdin, dir);
+    remember(&command_line);
     let mut command = Command::new(binary(name));
     command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     if let Some(dir) = dir {
@@ -90,10 +104,75 @@ pub fn run_in(
     let output = child.wait_with_output().expect("wait");
     feeder.join().expect("feeder thread");
     Run {
+        command_line,
         code: output.status.code(),
         stdout: output.stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// A command for a test that wires its standard streams itself; the command line is printed
+/// if the test fails, as for [`run`].
+pub fn command(name: &str, args: &[&str]) -> Command {
+    remember_command(name, args);
+    let mut command = Command::new(binary(name));
+    command.args(args);
+    command
+}
+
+/// Keeps `name args…` to be printed if the test fails, for a command started some other way.
+pub fn remember_command(name: &str, args: &[&str]) {
+    let line = describe(name, args, b"", None);
+    remember(&line.replace(" with 0 bytes of input \"\"", " with input from the test"));
+}
+
+/// The command line as a shell would take it, and a glimpse of its input.
+fn describe(name: &str, args: &[&str], stdin: &[u8], dir: Option<&std::path::Path>) -> String {
+    let quoted = |arg: &str| {
+        let plain = !arg.is_empty()
+            && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"_./=:,+-".contains(&b));
+        if plain {
+            arg.to_string()
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    let mut line: Vec<String> = vec![name.to_string()];
+    line.extend(args.iter().map(|arg| quoted(arg)));
+    let shown: String = String::from_utf8_lossy(&stdin[..stdin.len().min(120)]).into_owned();
+    let more = if stdin.len() > 120 { "…" } else { "" };
+    let place = dir.map(|d| format!(" (in {})", d.display())).unwrap_or_default();
+    format!("{}{place} with {} bytes of input {shown:?}{more}", line.join(" "), stdin.len())
+}
+
+thread_local! {
+    /// The command lines this test thread ran last, to print when it fails.
+    static LAST_RUNS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps `command_line` to be printed if the test fails; the first call puts in the panic hook
+/// that prints them, so that a failing assertion on a field of [`Run`] says how to reproduce it
+/// too.
+fn remember(command_line: &str) {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            LAST_RUNS.with(|runs| {
+                for run in runs.borrow().iter() {
+                    eprintln!("command run by the failing test: {run}");
+                }
+            });
+            default(info);
+        }));
+    });
+    LAST_RUNS.with(|runs| {
+        let mut runs = runs.borrow_mut();
+        if runs.len() == 3 {
+            runs.remove(0);
+        }
+        runs.push(command_line.to_string());
+    });
 }
 
 /// Runs a pipeline of commands, each one's stdout the next one's stdin; returns the last run.
@@ -102,7 +181,7 @@ pub fn pipeline(stages: &[(&str, &[&str])], stdin: impl Into<Vec<u8>>) -> Run {
     let mut last = None;
     for (name, args) in stages {
         let result = run(name, args, data);
-        assert_eq!(result.code, Some(0), "{name} failed: {}", result.stderr);
+        assert_eq!(result.code, Some(0), "{} failed: {}", result.command_line, result.stderr);
         data = result.stdout.clone();
         last = Some(result);
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::io::{Output, RecordReader};
 
-// `-i/--input` and `-o/--output`, common to all commands.
+/// `-i/--input` and `-o/--output`, common to all commands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct IoArgs {
     /// Read from FILE ('-' is standard input)
@@ -19,10 +19,12 @@ pub struct IoArgs {
 }
 
 impl IoArgs {
+    /// The reader of `--input`.
     pub fn open_input(&self) -> Result<RecordReader> {
         RecordReader::open(&self.input)
     }
 
+    /// The writer of `--output`; call [`Output::finish`] when done.
     pub fn create_output(&self) -> Result<Output> {
         Output::create(&self.output)
     }
@@ -34,6 +36,14 @@ impl IoArgs {
 pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
     let args = match A::try_parse() {
         Ok(args) => args,
+        Err(e) if e.use_stderr() && asks_for_help().is_some() => {
+            // Help asked for beside a bad flag (`-k 99 --help`): the help, as without it.
+            let flag = asks_for_help().unwrap_or("--help");
+            match <A as clap::CommandFactory>::command().try_get_matches_from([name, flag]) {
+                Err(help) => help.exit(),
+                Ok(_) => e.exit(),
+            }
+        }
         Err(e) if e.use_stderr() => {
             // clap's message starts with "error: "; put the command's name in front, as for
             // every other error.
@@ -48,6 +58,19 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
         Err(e) => report(name, &e),
     };
     std::process::exit(code)
+}
+
+/// `--help` or `-h` when one is on the command line (before a `--`).
+fn asks_for_help() -> Option<&'static str> {
+    std::env::args_os().skip(1).take_while(|arg| arg != "--").find_map(|arg| {
+        if arg == "--help" {
+            Some("--help")
+        } else if arg == "-h" {
+            Some("-h")
+        } else {
+            None
+        }
+    })
 }
 
 fn report(name: &str, error: &Error) -> i32 {

@@ -4,21 +4,41 @@
 use std::fmt;
 use std::io;
 
+/// A result whose error is an [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// How many characters of offending input an error message quotes.
 const QUOTE_LIMIT: usize = 60;
 
+/// What went wrong, worded for the user; [`Error::exit_code`] gives the exit status.
 #[derive(Debug)]
 pub enum Error {
     /// Input that breaks the line format: exit status 1.
-    Input { line: u64, what: String, text: Vec<u8> },
+    Input {
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong.
+        what: String,
+        /// The offending text, quoted in the message.
+        text: Vec<u8>,
+    },
     /// Reading or writing failed: exit status 1 (a broken pipe on output is no error at all).
-    Io { doing: String, source: io::Error },
+    Io {
+        /// What was being done ("error reading 'file'").
+        doing: String,
+        /// What the system said.
+        source: io::Error,
+    },
     /// Flags that cannot work together: exit status 2.
     Usage(String),
-    /// An error in a file other than the main input (a table, a second input): the file named.
-    InFile { file: String, source: Box<Error> },
+    /// An error in an input other than the main one (`sh-pairs --against FILE`), shown as
+    /// `FILE: ` and the error.
+    InFile {
+        /// The file, as given.
+        file: String,
+        /// The error in it.
+        error: Box<Error>,
+    },
 }
 
 impl Error {
@@ -28,23 +48,38 @@ impl Error {
         Error::Input { line, what: what.into(), text }
     }
 
+    /// Reading or writing failed while `doing` something.
     pub fn io(doing: impl Into<String>, source: io::Error) -> Error {
         Error::Io { doing: doing.into(), source }
     }
 
+    /// Writing the output failed. (There is no `From<io::Error>`: a read error must not be
+    /// taken for a write error, so each `?` on an I/O result says which it is.)
+    pub fn writing(source: io::Error) -> Error {
+        crate::io::writing_error(source)
+    }
+
+    /// Flags that cannot work together.
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())
     }
 
-    /// The same error, told as being in `file` (`FILE: line N: …`).
-    pub fn in_file(self, file: &str) -> Error {
-        Error::InFile { file: file.to_string(), source: Box::new(self) }
+    /// Names the file that bad input came from: for an input other than the main one, whose
+    /// line numbers would be taken for the main input's. Other errors name their file already.
+    pub fn in_file(self, file: &std::path::Path) -> Error {
+        match self {
+            Error::Input { .. } => {
+                Error::InFile { file: file.display().to_string(), error: Box::new(self) }
+            }
+            other => other,
+        }
     }
 
+    /// The exit status: 2 for usage errors, 1 for the others.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 2,
-            Error::InFile { source, .. } => source.exit_code(),
+            Error::InFile { error, .. } => error.exit_code(),
             _ => 1,
         }
     }
@@ -53,7 +88,7 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         match self {
             Error::Io { source, .. } => source.kind() == io::ErrorKind::BrokenPipe,
-            Error::InFile { source, .. } => source.is_broken_pipe(),
+            Error::InFile { error, .. } => error.is_broken_pipe(),
             _ => false,
         }
     }
@@ -67,7 +102,7 @@ impl fmt::Display for Error {
             }
             Error::Io { doing, source } => write!(f, "{doing}: {source}"),
             Error::Usage(message) => f.write_str(message),
-            Error::InFile { file, source } => write!(f, "{file}: {source}"),
+            Error::InFile { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }
@@ -166,6 +201,15 @@ mod tests {
         assert_eq!(quote("\u{feff}5 6\u{a0}7".as_bytes()), r"\u{FEFF}5 6\u{A0}7");
         assert_eq!(quote("a\u{200b}\u{2028}\u{3000}b".as_bytes()), r"a\u{200B}\u{2028}\u{3000}b");
         assert_eq!(quote("é 東 😀 ·".as_bytes()), "é 東 😀 ·");
+    }
+
+    #[test]
+    fn an_error_in_a_second_file_names_it() {
+        let e = Error::input(2, "bad", b"x").in_file(std::path::Path::new("corpus.tsv"));
+        assert_eq!(e.to_string(), "corpus.tsv: line 2: bad: 'x'");
+        assert_eq!(e.exit_code(), 1);
+        let open = Error::io("cannot open 'c'", io::Error::other("gone"));
+        assert_eq!(open.in_file(std::path::Path::new("c")).to_string(), "cannot open 'c': gone");
     }
 
     #[test]

@@ -187,9 +187,6 @@ fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
     PENDING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Exit status of a run ended by SIGINT, as a shell reports one (128 + 2).
-pub const INTERRUPTED: i32 = 128 + signal_hook::consts::SIGINT;
-
 /// The signals that end a run with its temporary files removed.
 const ENDING_SIGNALS: [i32; 3] =
     [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
@@ -265,7 +262,7 @@ impl Output {
     pub fn create(path: &Path) -> Result<Output> {
         if is_std_stream(path) {
             if was_closed_at_start(Stream::Output) {
-                return Err(Error::from(closed_stream_error()));
+                return Err(Error::writing(closed_stream_error()));
             }
             grow_pipe(io::stdout());
             let writer = BufWriter::with_capacity(WRITE_BUFFER, io::stdout().lock());
@@ -319,15 +316,15 @@ impl Output {
     /// Flushes everything and, for a file, moves it over the target.
     pub fn finish(self) -> Result<()> {
         match self.sink {
-            Sink::Stdout(mut writer) => writer.flush().map_err(Error::from),
-            Sink::InPlace(mut writer) => writer.flush().map_err(Error::from),
+            Sink::Stdout(mut writer) => writer.flush().map_err(Error::writing),
+            Sink::InPlace(mut writer) => writer.flush().map_err(Error::writing),
             Sink::File { writer, target, pending } => {
                 let temp = writer
                     .into_inner()
-                    .map_err(|e| Error::from(output_file_error(&target, e.into_error())))?;
+                    .map_err(|e| Error::writing(output_file_error(&target, e.into_error())))?;
                 temp.as_file()
                     .sync_all()
-                    .map_err(|e| Error::from(output_file_error(&target, e)))?;
+                    .map_err(|e| Error::writing(output_file_error(&target, e)))?;
                 // An interrupt now waits until the output is in place (or the rename failed and
                 // the temporary file is gone).
                 let files = pending_files();
@@ -422,17 +419,15 @@ impl Write for Output {
     }
 }
 
-/// Raw I/O errors in a command's own code come from writing its output; an output file's own
-/// errors name the file.
-impl From<io::Error> for Error {
-    fn from(source: io::Error) -> Error {
-        let file_error = source.get_ref().and_then(|inner| inner.downcast_ref::<OutputFileError>());
-        if let Some(OutputFileError { target, source }) = file_error {
-            let source = io::Error::new(source.kind(), source.to_string());
-            return Error::io(format!("error writing '{}'", target.display()), source);
-        }
-        Error::io("error writing output", source)
+/// The error for a failed write: an output file's own errors name the file (see
+/// [`Error::writing`]).
+pub(crate) fn writing_error(source: io::Error) -> Error {
+    let file_error = source.get_ref().and_then(|inner| inner.downcast_ref::<OutputFileError>());
+    if let Some(OutputFileError { target, source }) = file_error {
+        let source = io::Error::new(source.kind(), source.to_string());
+        return Error::io(format!("error writing '{}'", target.display()), source);
     }
+    Error::io("error writing output", source)
 }
 
 #[cfg(test)]

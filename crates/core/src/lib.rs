@@ -1,16 +1,30 @@
-//! What every sh-tools command shares, and nothing more: reading records through one reused
-//! buffer, splitting off the id, iterating items, parsing and printing numbers, the error type
-//! with line numbers, and the `--input`/`--output` plumbing with quiet broken pipes.
+//! What every sh-tools command shares, and nothing more. A map, by what a command does:
+//!
+//! - **Its flags and `main`**: [`cli`] — `-i/--input` and `-o/--output` ([`cli::IoArgs`]) and
+//!   [`cli::run_main`], which turns an error into `sh-NAME: error: …` and an exit status.
+//! - **Reading records**: [`RecordReader`], one reused buffer, LF-terminated lines with their
+//!   numbers; [`record`] splits off the `ID<TAB>` and iterates a line's items.
+//! - **Numbers**: [`number`] parses hashes, fingerprints and weights and prints them without
+//!   allocating.
+//! - **Pair lines** (sh-cluster, sh-score): [`pairs`] reads `A<TAB>B[<TAB>DISTANCE]` and JSON
+//!   arrays; [`json`] holds what every JSON reader shares (the string seed, the error meaning).
+//! - **Writing**: [`Output`], block-buffered, an `--output` file replaced only on success, a
+//!   broken pipe ending the command quietly.
+//! - **Errors**: [`Error`] and [`Result`] — bad input with its line number (exit 1), I/O with
+//!   what was being done (exit 1), flags (exit 2).
+//! - **Progress** on a terminal: [`progress::Progress`].
+
+#![deny(missing_docs)]
 
 pub mod cli;
 pub mod closed_streams;
-pub mod error;
-pub mod io;
+mod error;
+mod io;
+pub mod json;
 pub mod number;
 pub mod pairs;
 pub mod progress;
 pub mod record;
 
 pub use error::{Error, Result};
-pub use io::{Output, RecordReader};
-pub use record::{items, split_id};
+pub use io::{is_std_stream, Output, RecordReader};

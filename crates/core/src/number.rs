@@ -6,9 +6,13 @@ use std::fmt;
 /// Why a hash or fingerprint did not parse; the message part of an input error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumberError {
+    /// No digits at all.
     Empty,
+    /// A sign in front.
     Signed,
+    /// Not decimal or 0x hex digits.
     NotAnInteger,
+    /// Above 2^64-1.
     TooLarge,
 }
 

@@ -18,19 +18,21 @@ use std::fmt;
 use memchr::{memchr, memchr2};
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
+use crate::json::{JsonError, Slot, Value, ValueSeed};
+
 /// The largest distance between two 64-bit fingerprints.
 pub const MAX_DISTANCE: u8 = 64;
 
 /// One id of a pair, as the line gave it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Id<'a> {
+pub enum PairId<'a> {
     /// A TSV field or a JSON string: never empty, never holding a TAB or a line feed.
     Text(&'a [u8]),
     /// A JSON number.
     Number(u64),
 }
 
-impl<'a> Id<'a> {
+impl<'a> PairId<'a> {
     /// The id as text: a JSON number in decimal, as sh-pairs would print it, so that the JSON
     /// number 7, the JSON string "7" and the TSV field `7` read the same.
     #[inline]
@@ -39,8 +41,8 @@ impl<'a> Id<'a> {
         'a: 's,
     {
         match self {
-            Id::Text(text) => text,
-            Id::Number(value) => buffer.format(value).as_bytes(),
+            PairId::Text(text) => text,
+            PairId::Number(value) => buffer.format(value).as_bytes(),
         }
     }
 }
@@ -48,8 +50,10 @@ impl<'a> Id<'a> {
 /// The two ids of a pair line and what follows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair<'a> {
-    pub a: Id<'a>,
-    pub b: Id<'a>,
+    /// The first id.
+    pub a: PairId<'a>,
+    /// The second id.
+    pub b: PairId<'a>,
     third: Third<'a>,
 }
 
@@ -95,6 +99,7 @@ impl Pair<'_> {
 pub enum PairError {
     /// A TSV line without a TAB.
     OneField,
+    /// An empty TSV field or JSON string for an id.
     EmptyId,
     /// A JSON array of fewer than two elements.
     TooFew,
@@ -171,7 +176,7 @@ fn parse_tsv(line: &[u8]) -> Result<Pair<'_>, PairError> {
     if a.is_empty() || b.is_empty() {
         return Err(PairError::EmptyId);
     }
-    Ok(Pair { a: Id::Text(a), b: Id::Text(b), third: Third::Fields(after_b) })
+    Ok(Pair { a: PairId::Text(a), b: PairId::Text(b), third: Third::Fields(after_b) })
 }
 
 fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, PairError> {
@@ -183,15 +188,13 @@ fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, 
     let seed = ArraySeed { scratch: &mut *scratch, reason: &mut reason };
     let elements = match seed.deserialize(&mut de) {
         Ok(elements) => elements,
-        Err(e) if e.is_data() => return Err(reason),
-        Err(e) => return Err(broken(&e)),
+        Err(e) => return Err(broken(&e, reason)),
     };
     de.end().map_err(|_| PairError::AfterArray)?;
     let scratch: &'a [u8] = scratch;
     let id = |slot| match slot {
-        Slot::Number(value) => Id::Number(value),
-        Slot::Line(text) => Id::Text(text),
-        Slot::Scratch(start, end) => Id::Text(&scratch[start..end]),
+        IdSlot::Number(value) => PairId::Number(value),
+        IdSlot::Text(text) => PairId::Text(text.resolve(scratch)),
     };
     let third = match elements.third {
         None => Third::Absent,
@@ -201,31 +204,27 @@ fn parse_json<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<Pair<'a>, 
     Ok(Pair { a: id(elements.a), b: id(elements.b), third })
 }
 
-/// Which of the two errors a syntax error is. serde_json tells what broke only in words, and
-/// the words of each error inside a string name a string, an escape or a code point.
+/// What an error from serde_json means: `reason` for JSON of the wrong shape (the seeds set it),
+/// or which of the two syntax errors.
 #[cold]
-fn broken(error: &serde_json::Error) -> PairError {
-    let message = error.to_string();
-    if ["string", "escape", "code point"].iter().any(|word| message.contains(word)) {
-        PairError::BrokenString
-    } else {
-        PairError::BrokenArray
+fn broken(error: &serde_json::Error, reason: PairError) -> PairError {
+    match JsonError::of(error) {
+        JsonError { is_syntax: false, .. } => reason,
+        JsonError { in_string: true, .. } => PairError::BrokenString,
+        JsonError { .. } => PairError::BrokenArray,
     }
 }
 
 /// Where a JSON id lies until the line is done.
-#[derive(Debug, Clone, Copy)]
-enum Slot<'de> {
+#[derive(Debug, Clone)]
+enum IdSlot<'de> {
     Number(u64),
-    /// A string without escapes, in the line.
-    Line(&'de [u8]),
-    /// A decoded string, in the scratch buffer.
-    Scratch(usize, usize),
+    Text(Slot<'de>),
 }
 
 struct Elements<'de> {
-    a: Slot<'de>,
-    b: Slot<'de>,
+    a: IdSlot<'de>,
+    b: IdSlot<'de>,
     third: Option<Scalar>,
 }
 
@@ -260,7 +259,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Elements<'de>, A::Error> {
-        let mut ids = [Slot::Number(0); 2];
+        let mut ids = [IdSlot::Number(0), IdSlot::Number(0)];
         for id in &mut ids {
             *self.reason = PairError::BadIdType;
             let seed = IdSeed { scratch: &mut *self.scratch, reason: &mut *self.reason };
@@ -274,7 +273,8 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
         if third.is_some() {
             while seq.next_element::<Scalar>()?.is_some() {}
         }
-        Ok(Elements { a: ids[0], b: ids[1], third })
+        let [a, b] = ids;
+        Ok(Elements { a, b, third })
     }
 }
 
@@ -285,44 +285,31 @@ struct IdSeed<'s> {
 }
 
 impl<'de> DeserializeSeed<'de> for IdSeed<'_> {
-    type Value = Slot<'de>;
+    type Value = IdSlot<'de>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for IdSeed<'_> {
-    type Value = Slot<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string or an unsigned 64-bit integer")
-    }
-
-    fn visit_u64<E: de::Error>(self, id: u64) -> Result<Slot<'de>, E> {
-        Ok(Slot::Number(id))
-    }
-
-    /// A string without escapes: serde_json has already refused the control characters in it,
-    /// TAB and line feed among them.
-    fn visit_borrowed_str<E: de::Error>(self, id: &'de str) -> Result<Slot<'de>, E> {
-        if id.is_empty() {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<IdSlot<'de>, D::Error> {
+        let expecting = "a string or an unsigned 64-bit integer";
+        let text =
+            match ValueSeed::string_or_number(self.scratch, expecting).deserialize(deserializer)? {
+                Value::Unsigned(id) => return Ok(IdSlot::Number(id)),
+                Value::Signed(_) | Value::Float(_) => {
+                    return Err(fail(self.reason, PairError::BadIdType))
+                }
+                Value::Text(text) => text,
+            };
+        // serde_json refuses control characters in a string, TAB and line feed among them, but
+        // not their escapes.
+        let bytes = text.clone().resolve(self.scratch);
+        if bytes.is_empty() {
             return Err(fail(self.reason, PairError::EmptyId));
         }
-        Ok(Slot::Line(id.as_bytes()))
-    }
-
-    /// A string with escapes, decoded.
-    fn visit_str<E: de::Error>(self, id: &str) -> Result<Slot<'de>, E> {
-        if id.is_empty() {
-            return Err(fail(self.reason, PairError::EmptyId));
-        }
-        if memchr2(b'\t', b'\n', id.as_bytes()).is_some() {
+        if memchr2(b'\t', b'\n', bytes).is_some() {
             return Err(fail(self.reason, PairError::TabInId));
         }
-        let start = self.scratch.len();
-        self.scratch.extend_from_slice(id.as_bytes());
-        Ok(Slot::Scratch(start, self.scratch.len()))
+        Ok(IdSlot::Text(text))
     }
 }
 
@@ -381,9 +368,9 @@ mod tests {
     /// The ids of `line` as text (numbers marked `#`), or the error.
     fn parse(line: &str) -> Result<Option<(String, String)>, PairError> {
         let mut scratch = Vec::new();
-        let show = |id: Id<'_>| match id {
-            Id::Text(text) => String::from_utf8(text.to_vec()).unwrap(),
-            Id::Number(value) => format!("#{value}"),
+        let show = |id: PairId<'_>| match id {
+            PairId::Text(text) => String::from_utf8(text.to_vec()).unwrap(),
+            PairId::Number(value) => format!("#{value}"),
         };
         parse_pair(line.as_bytes(), &mut scratch).map(|pair| pair.map(|p| (show(p.a), show(p.b))))
     }
@@ -412,7 +399,7 @@ mod tests {
         let line = b"left\tright\t3";
         let mut scratch = Vec::new();
         let pair = parse_pair(line, &mut scratch).unwrap().unwrap();
-        let Id::Text(a) = pair.a else { panic!("text") };
+        let PairId::Text(a) = pair.a else { panic!("text") };
         assert!(line.as_ptr_range().contains(&a.as_ptr()));
     }
 
@@ -443,7 +430,7 @@ mod tests {
         let line = br#"["left", "ri\u0067ht"]"#;
         let mut scratch = Vec::new();
         let pair = parse_pair(line, &mut scratch).unwrap().unwrap();
-        let (Id::Text(a), Id::Text(b)) = (pair.a, pair.b) else { panic!("text") };
+        let (PairId::Text(a), PairId::Text(b)) = (pair.a, pair.b) else { panic!("text") };
         assert!(line.as_ptr_range().contains(&a.as_ptr()), "borrowed from the line");
         assert_eq!(b, b"right");
         assert!(!line.as_ptr_range().contains(&b.as_ptr()), "decoded into the scratch");
@@ -459,9 +446,9 @@ mod tests {
         // Both ids in the scratch buffer, which the next line reuses.
         let mut scratch = Vec::new();
         let pair = parse_pair(br#"["\u0061", "\u0062c"]"#, &mut scratch).unwrap().unwrap();
-        assert_eq!((pair.a, pair.b), (Id::Text(b"a"), Id::Text(b"bc")));
+        assert_eq!((pair.a, pair.b), (PairId::Text(b"a"), PairId::Text(b"bc")));
         let pair = parse_pair(br#"["\u0064", 1]"#, &mut scratch).unwrap().unwrap();
-        assert_eq!(pair.a, Id::Text(b"d"));
+        assert_eq!(pair.a, PairId::Text(b"d"));
         assert_eq!(scratch, b"d");
     }
 
@@ -512,9 +499,9 @@ mod tests {
     #[test]
     fn numbers_are_spelled_in_decimal() {
         let mut buffer = itoa::Buffer::new();
-        assert_eq!(Id::Number(u64::MAX).spelled(&mut buffer), b"18446744073709551615");
-        assert_eq!(Id::Number(0).spelled(&mut buffer), b"0");
-        assert_eq!(Id::Text(b"007").spelled(&mut buffer), b"007");
+        assert_eq!(PairId::Number(u64::MAX).spelled(&mut buffer), b"18446744073709551615");
+        assert_eq!(PairId::Number(0).spelled(&mut buffer), b"0");
+        assert_eq!(PairId::Text(b"007").spelled(&mut buffer), b"007");
     }
 
     #[test]
@@ -577,7 +564,7 @@ mod tests {
         assert_eq!(parse_pair(b"[1, \"\\u00e9\xff\"]", &mut scratch), Err(PairError::BrokenString));
         assert_eq!(
             parse_pair(b"a\xff\t\xfe", &mut scratch).map(|p| p.map(|p| p.a)),
-            Ok(Some(Id::Text(b"a\xff")))
+            Ok(Some(PairId::Text(b"a\xff")))
         );
     }
 

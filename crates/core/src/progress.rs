@@ -34,19 +34,6 @@ impl Progress {
         Progress { bar, pending: 0 }
     }
 
-    /// A bar towards a known total, such as the tables of sh-pairs.
-    pub fn with_total(quiet: bool, what: &str, total: u64) -> Progress {
-        let progress = Progress::new(quiet, what);
-        if !progress.bar.is_hidden() {
-            progress.bar.set_length(total);
-            progress.bar.set_style(
-                ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} {msg} ({elapsed})")
-                    .expect("valid template"),
-            );
-        }
-        progress
-    }
-
     /// Counts one unit; cheap enough for a per-record loop.
     #[inline]
     pub fn tick(&mut self) {
@@ -54,12 +41,6 @@ impl Progress {
         if self.pending == BATCH {
             self.flush();
         }
-    }
-
-    /// Counts `n` units at once.
-    pub fn add(&mut self, n: u64) {
-        self.pending += n;
-        self.flush();
     }
 
     /// Changes the label, for work that moves on to its next phase.

@@ -31,6 +31,7 @@ pub fn items(payload: &[u8]) -> Items<'_> {
     Items { rest: payload }
 }
 
+/// The items of a payload, from [`items`].
 #[derive(Debug, Clone)]
 pub struct Items<'a> {
     rest: &'a [u8],

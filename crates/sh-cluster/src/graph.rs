@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::ops::Range;
 
-use sh_core::pairs::{Id, Pair};
+use sh_core::pairs::{Pair, PairId};
 
 use crate::ids::{canonical_u64, Interner, Names, TooManyIds};
 use crate::union_find::UnionFind;
@@ -66,10 +66,10 @@ impl Graph {
     }
 
     #[inline]
-    fn push_key(&mut self, id: Id<'_>) {
+    fn push_key(&mut self, id: PairId<'_>) {
         let key = match id {
-            Id::Number(value) => Key::Number(value),
-            Id::Text(text) => match canonical_u64(text) {
+            PairId::Number(value) => Key::Number(value),
+            PairId::Text(text) => match canonical_u64(text) {
                 Some(value) => Key::Number(value),
                 None => {
                     let start = self.text.len();

@@ -29,7 +29,7 @@ use sh_core::number::parse_u64;
 
 /// One id, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Id<'a> {
+pub enum NodeName<'a> {
     /// A canonical decimal u64.
     Number(u64),
     /// Any other id.
@@ -80,12 +80,12 @@ impl Names {
 
     /// The id of `node`, which must be below `len()`.
     #[inline]
-    pub fn get(&self, node: u32) -> Id<'_> {
+    pub fn get(&self, node: u32) -> NodeName<'_> {
         let node = node as usize;
         if self.is_text[node / 64] >> (node % 64) & 1 == 1 {
-            Id::Text(self.text_at(self.keys[node] as usize))
+            NodeName::Text(self.text_at(self.keys[node] as usize))
         } else {
-            Id::Number(self.keys[node])
+            NodeName::Number(self.keys[node])
         }
     }
 
@@ -170,7 +170,7 @@ impl Interner {
 
     /// The id of `node`.
     #[cfg(test)]
-    pub fn get(&self, node: u32) -> Id<'_> {
+    pub fn get(&self, node: u32) -> NodeName<'_> {
         self.names.get(node)
     }
 
@@ -248,14 +248,15 @@ impl Interner {
     pub fn intern_text(&mut self, text: &[u8]) -> Result<u32, TooManyIds> {
         let hash = self.hasher.hash_one(text);
         let names = &self.names;
-        if let Some(&node) = self.texts.find(hash, |&node| names.get(node) == Id::Text(text)) {
+        if let Some(&node) = self.texts.find(hash, |&node| names.get(node) == NodeName::Text(text))
+        {
             return Ok(node);
         }
         let node = self.names.push_text(text)?;
         let (names, hasher) = (&self.names, &self.hasher);
         self.texts.insert_unique(hash, node, |&node| match names.get(node) {
-            Id::Text(text) => hasher.hash_one(text),
-            Id::Number(value) => hasher.hash_one(value),
+            NodeName::Text(text) => hasher.hash_one(text),
+            NodeName::Number(value) => hasher.hash_one(value),
         });
         Ok(node)
     }
@@ -298,8 +299,8 @@ mod tests {
         assert_eq!(ids.intern(b"7").unwrap(), seven);
         assert_eq!(ids.intern_number(7).unwrap(), seven);
         assert_eq!(ids.intern(b"007").unwrap(), text);
-        assert_eq!(ids.get(seven), Id::Number(7));
-        assert_eq!(ids.get(text), Id::Text(b"007"));
+        assert_eq!(ids.get(seven), NodeName::Number(7));
+        assert_eq!(ids.get(text), NodeName::Text(b"007"));
         assert_eq!(ids.len(), 2);
     }
 
@@ -314,12 +315,12 @@ mod tests {
             assert_eq!(ids.intern(text).unwrap(), n as u32);
         }
         let names = ids.into_names();
-        assert_eq!(names.get(0), Id::Text(b"b"));
-        assert_eq!(names.get(1), Id::Number(12));
-        assert_eq!(names.get(3), Id::Text(b""));
-        assert_eq!(names.get(4), Id::Number(u64::MAX));
-        assert_eq!(names.get(5), Id::Text(b"\xff"));
-        assert_eq!(names.get(6), Id::Number(0));
+        assert_eq!(names.get(0), NodeName::Text(b"b"));
+        assert_eq!(names.get(1), NodeName::Number(12));
+        assert_eq!(names.get(3), NodeName::Text(b""));
+        assert_eq!(names.get(4), NodeName::Number(u64::MAX));
+        assert_eq!(names.get(5), NodeName::Text(b"\xff"));
+        assert_eq!(names.get(6), NodeName::Number(0));
     }
 
     #[test]
@@ -328,8 +329,8 @@ mod tests {
         let long: Vec<u8> = (0..100_000u32).map(|i| b'a' + (i % 26) as u8).collect();
         let node = ids.intern(&long).unwrap();
         let short = ids.intern(&long[..200]).unwrap();
-        assert_eq!(ids.get(node), Id::Text(&long));
-        assert_eq!(ids.get(short), Id::Text(&long[..200]));
+        assert_eq!(ids.get(node), NodeName::Text(&long));
+        assert_eq!(ids.get(short), NodeName::Text(&long[..200]));
     }
 
     #[test]
@@ -342,7 +343,7 @@ mod tests {
         assert!(ids.dense.len() > DENSE_FIRST, "the direct array grew");
         for (&v, &node) in values.iter().zip(&nodes) {
             assert_eq!(ids.intern_number(v).unwrap(), node);
-            assert_eq!(ids.get(node), Id::Number(v));
+            assert_eq!(ids.get(node), NodeName::Number(v));
         }
         assert_eq!(ids.len(), 20_000);
         let huge = ids.intern_number(u64::MAX - 1).unwrap();

@@ -114,7 +114,7 @@ pub fn run(args: Args) -> Result<()> {
         (false, Format::Json) => Style::Json,
         (false, Format::Labels) => Style::Labels,
     };
-    write_clusters(&mut out, &names, &clusters, style)?;
+    write_clusters(&mut out, &names, &clusters, style).map_err(Error::writing)?;
     out.finish()
 }
 
@@ -143,6 +143,7 @@ pub fn cluster_lines(input: &[u8], min_size: u32, style: Style) -> Result<Vec<u8
     let mut progress = Progress::new(true, "pairs read");
     let (names, sets) = read_pairs(&mut reader, &mut progress)?;
     let mut out = Vec::new();
-    write_clusters(&mut out, &names, &sets.into_clusters(min_size), style)?;
+    write_clusters(&mut out, &names, &sets.into_clusters(min_size), style)
+        .map_err(Error::writing)?;
     Ok(out)
 }

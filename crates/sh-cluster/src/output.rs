@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::ids::{Id, Names};
+use crate::ids::{Names, NodeName};
 use crate::union_find::Clusters;
 
 /// What to print for the clusters.
@@ -68,18 +68,18 @@ pub fn write_clusters<W: Write>(
 
 /// An id as it came in: numbers in decimal, text byte for byte.
 #[inline]
-fn write_id<W: Write>(out: &mut W, id: Id<'_>) -> io::Result<()> {
+fn write_id<W: Write>(out: &mut W, id: NodeName<'_>) -> io::Result<()> {
     match id {
-        Id::Number(value) => out.write_all(itoa::Buffer::new().format(value).as_bytes()),
-        Id::Text(text) => out.write_all(text),
+        NodeName::Number(value) => out.write_all(itoa::Buffer::new().format(value).as_bytes()),
+        NodeName::Text(text) => out.write_all(text),
     }
 }
 
 /// An id in JSON: a number, or a string with bytes that are not UTF-8 replaced by U+FFFD.
-fn write_json_id<W: Write>(out: &mut W, id: Id<'_>) -> io::Result<()> {
+fn write_json_id<W: Write>(out: &mut W, id: NodeName<'_>) -> io::Result<()> {
     match id {
-        Id::Number(value) => out.write_all(itoa::Buffer::new().format(value).as_bytes()),
-        Id::Text(text) => {
+        NodeName::Number(value) => out.write_all(itoa::Buffer::new().format(value).as_bytes()),
+        NodeName::Text(text) => {
             out.write_all(b"\"")?;
             for chunk in text.utf8_chunks() {
                 write_json_escaped(out, chunk.valid().as_bytes())?;
@@ -123,7 +123,7 @@ mod tests {
 
     fn json(text: &[u8]) -> String {
         let mut out = Vec::new();
-        write_json_id(&mut out, Id::Text(text)).unwrap();
+        write_json_id(&mut out, NodeName::Text(text)).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn json_numbers_are_numbers() {
         let mut out = Vec::new();
-        write_json_id(&mut out, Id::Number(u64::MAX)).unwrap();
+        write_json_id(&mut out, NodeName::Number(u64::MAX)).unwrap();
         assert_eq!(out, b"18446744073709551615");
     }
 }

@@ -74,11 +74,11 @@ pub fn run(args: Args) -> Result<()> {
             add_plain_items(&mut simhash, payload)
                 .map_err(|(what, item)| Error::input(line, what, item))?;
         }
-        write_id(&mut out, id)?;
+        write_id(&mut out, id).map_err(Error::writing)?;
         if let Some(fingerprint) = simhash.fingerprint() {
-            write_u64(&mut out, fingerprint)?;
+            write_u64(&mut out, fingerprint).map_err(Error::writing)?;
         }
-        out.write_all(b"\n")?;
+        out.write_all(b"\n").map_err(Error::writing)?;
     }
     out.finish()
 }

@@ -8,11 +8,10 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use sh_core::io::is_std_stream;
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
 use sh_core::record::{items, split_nonempty_id};
-use sh_core::{Error, RecordReader, Result};
+use sh_core::{is_std_stream, Error, RecordReader, Result};
 
 use crate::ItemCounts;
 

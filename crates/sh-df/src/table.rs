@@ -49,9 +49,8 @@ pub fn read_table(
     path: &Path,
     mut each: impl FnMut(&Header, u64, &[u8], u64) -> Result<()>,
 ) -> Result<Header> {
-    let name = path.display().to_string();
     let mut reader = RecordReader::open(path)?;
-    read_table_from(&mut reader, &mut each).map_err(|e| e.in_file(&name))
+    read_table_from(&mut reader, &mut each).map_err(|e| e.in_file(path))
 }
 
 /// [`read_table`] from any reader; errors name the line only.

@@ -78,9 +78,9 @@ pub fn run(args: Args) -> Result<()> {
         line_out.clear();
         hash_items(payload, args.seed, args.weighted, &mut line_out)
             .map_err(|(what, item)| Error::input(line, what, item))?;
-        write_id(&mut out, id)?;
-        out.write_all(&line_out)?;
-        out.write_all(b"\n")?;
+        write_id(&mut out, id).map_err(Error::writing)?;
+        out.write_all(&line_out).map_err(Error::writing)?;
+        out.write_all(b"\n").map_err(Error::writing)?;
     }
     out.finish()
 }

@@ -9,7 +9,7 @@
 //! n^2/2 / 2^((B-K)*b) expected pairs each. Few blocks mean few tables but large groups (many
 //! comparisons); many blocks mean small groups but many tables.
 
-use crate::blocks::binomial;
+use crate::tables::binomial;
 
 /// Relative cost of placing one fingerprint into a part, and of comparing one pair. A
 /// comparison is an XOR and a popcount in a tight loop over a small group in cache; a split
@@ -27,11 +27,11 @@ pub fn expected_cost(distinct: usize, k: u32, blocks: u32) -> f64 {
     let depth_of_table = blocks - k;
     let mut cost = 0.0;
     for depth in 0..depth_of_table {
-        let paths = binomial(k + depth, depth);
+        let paths = binomial(k + depth, depth) as f64;
         let sharing = (n / 2f64.powf(f64::from(depth) * bits_per_block)).min(1.0);
         cost += paths * f64::from(k + 1) * n * sharing * SPLIT_COST;
     }
-    let tables = binomial(blocks, k);
+    let tables = binomial(blocks, k) as f64;
     let group_pairs = n * n / 2.0 / 2f64.powf(f64::from(depth_of_table) * bits_per_block);
     cost + tables * group_pairs * COMPARE_COST
 }

@@ -1,13 +1,30 @@
-//! Writing pairs of records in order: sorted by the input position of the first record, then of
-//! the second. Records are visited in input order; for each, the records after it in its own
-//! group and in the groups of its near neighbours are merged, so identical fingerprints stream
-//! out in bounded memory however many share one.
+//! Writing pairs of records: which pairs ([`Selection`]), in what order, and how each line
+//! looks ([`Format`], [`PairWriter`]).
+//!
+//! Pairs come out sorted by the input position of the first record, then of the second. Records
+//! are visited in input order; for each, the records after it in its own group and in the
+//! groups of its near neighbours are merged, so identical fingerprints stream out in bounded
+//! memory however many share one.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io;
+use std::io::{self, Write};
 
-use crate::index::{Index, Neighbours, RecordIndex};
+use clap::ValueEnum;
+use sh_core::number::{push_u64, write_u64};
+
+use crate::index::{GroupIndex, Index, Neighbours, RecordIndex};
+use crate::records::{RecordName, RecordNames};
+
+/// How a pair is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// ID_A<TAB>ID_B<TAB>DISTANCE
+    Tsv,
+    /// One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller
+    /// first (what seomoz's simhash-find-all prints); with ids `["ID_A", "ID_B", DISTANCE]`
+    Json,
+}
 
 /// Which pairs of records are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +91,7 @@ impl<'a, S: PairSink> Emitter<'a, S> {
         self.sink.pair(a, b, distance)
     }
 
-    fn distance(&self, g: u32, h: u32) -> u32 {
+    fn distance(&self, g: GroupIndex, h: GroupIndex) -> u32 {
         (self.index.fingerprint(g) ^ self.index.fingerprint(h)).count_ones()
     }
 
@@ -163,7 +180,7 @@ impl RecordSet {
 /// up their groups, which are scattered in memory.
 fn records_with_partners(index: &Index, neighbours: &Neighbours) -> RecordSet {
     let mut set = RecordSet { words: vec![0; index.records().div_ceil(64)] };
-    for g in 0..index.distinct.len() as u32 {
+    for g in 0..index.distinct.len() as GroupIndex {
         let members = index.members(g);
         if members.len() >= 2 || !neighbours.of(g).is_empty() {
             for &r in members {
@@ -177,4 +194,85 @@ fn records_with_partners(index: &Index, neighbours: &Neighbours) -> RecordSet {
 /// The records of an ascending list from `from` on.
 fn records_from(records: &[RecordIndex], from: RecordIndex) -> &[RecordIndex] {
     &records[records.partition_point(|&r| r < from)..]
+}
+
+/// Writes each pair as a line of the chosen format.
+#[derive(Debug)]
+pub struct PairWriter<'a, W> {
+    out: &'a mut W,
+    format: Format,
+    index: &'a Index,
+    query_names: &'a RecordNames,
+    corpus_names: Option<&'a RecordNames>,
+    /// Records from this one on are the corpus's.
+    queries: RecordIndex,
+    /// A TSV line is put together here and written at once.
+    buffer: Vec<u8>,
+}
+
+impl<'a, W> PairWriter<'a, W> {
+    /// Writes to `out`; records are named by `query_names`, and, with a corpus, by
+    /// `corpus_names` from record `queries` on.
+    pub fn new(
+        out: &'a mut W,
+        format: Format,
+        index: &'a Index,
+        query_names: &'a RecordNames,
+        corpus_names: Option<&'a RecordNames>,
+        queries: RecordIndex,
+    ) -> PairWriter<'a, W> {
+        PairWriter { out, format, index, query_names, corpus_names, queries, buffer: Vec::new() }
+    }
+
+    fn name(&self, r: RecordIndex) -> RecordName<'a> {
+        match self.corpus_names {
+            Some(corpus) if r >= self.queries => corpus.get((r - self.queries) as usize),
+            _ => self.query_names.get(r as usize),
+        }
+    }
+
+    fn has_named_ids(&self) -> bool {
+        self.query_names.are_named() || self.corpus_names.is_some_and(RecordNames::are_named)
+    }
+}
+
+impl<W: Write> PairSink for PairWriter<'_, W> {
+    fn pair(&mut self, a: RecordIndex, b: RecordIndex, distance: u32) -> io::Result<()> {
+        match self.format {
+            Format::Tsv => {
+                let (name_a, name_b) = (self.name(a), self.name(b));
+                let buffer = &mut self.buffer;
+                buffer.clear();
+                name_a.push_text(buffer);
+                buffer.push(b'\t');
+                name_b.push_text(buffer);
+                buffer.push(b'\t');
+                push_u64(buffer, u64::from(distance));
+                buffer.push(b'\n');
+                return self.out.write_all(buffer);
+            }
+            Format::Json if !self.has_named_ids() => {
+                let fp = |r| self.index.fingerprint(self.index.group_of(r));
+                let (low, high) = (fp(a).min(fp(b)), fp(a).max(fp(b)));
+                let out = &mut *self.out;
+                out.write_all(b"[")?;
+                write_u64(out, low)?;
+                out.write_all(b", ")?;
+                write_u64(out, high)?;
+                out.write_all(b"]")?;
+            }
+            Format::Json => {
+                let (name_a, name_b) = (self.name(a), self.name(b));
+                let out = &mut *self.out;
+                out.write_all(b"[")?;
+                name_a.write_json(out)?;
+                out.write_all(b", ")?;
+                name_b.write_json(out)?;
+                out.write_all(b", ")?;
+                write_u64(out, u64::from(distance))?;
+                out.write_all(b"]")?;
+            }
+        }
+        self.out.write_all(b"\n")
+    }
 }

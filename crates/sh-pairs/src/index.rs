@@ -2,8 +2,12 @@
 //! the records that carry it, in input order. The search runs over distinct fingerprints only;
 //! records that share one are expanded into pairs while writing.
 
-/// Record numbers are u32: up to 4,294,967,295 records per run.
+/// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
+/// to 4,294,967,295 records per run.
 pub type RecordIndex = u32;
+
+/// A group's number: the rank of its distinct fingerprint among all, ascending.
+pub type GroupIndex = u32;
 
 #[derive(Debug, Default)]
 pub struct Index {
@@ -13,10 +17,10 @@ pub struct Index {
     group_start: Vec<RecordIndex>,
     members: Vec<RecordIndex>,
     /// The group of each record.
-    group_of: Vec<u32>,
+    group_of: Vec<GroupIndex>,
     /// Where the distinct fingerprints of each value of the top `lookup_bits` bits start: a
     /// fingerprint is looked up in a bucket of a few hundred, not in all.
-    lookup: Vec<u32>,
+    lookup: Vec<GroupIndex>,
     lookup_bits: u32,
 }
 
@@ -86,14 +90,14 @@ impl Index {
         group_start.shrink_to_fit();
         drop(fingerprints);
 
-        let mut group_of = vec![0u32; n];
+        let mut group_of: Vec<GroupIndex> = vec![0; n];
         for (g, bounds) in group_start.windows(2).enumerate() {
             for &record in &members[bounds[0] as usize..bounds[1] as usize] {
-                group_of[record as usize] = g as u32;
+                group_of[record as usize] = g as GroupIndex;
             }
         }
         let lookup_bits = self::bucket_bits(distinct.len());
-        let mut lookup = vec![0u32; (1 << lookup_bits) + 1];
+        let mut lookup: Vec<GroupIndex> = vec![0; (1 << lookup_bits) + 1];
         for &fp in &distinct {
             lookup[top_bits(fp, lookup_bits) + 1] += 1;
         }
@@ -107,27 +111,27 @@ impl Index {
         self.group_of.len()
     }
 
-    pub fn group_of(&self, record: RecordIndex) -> u32 {
+    pub fn group_of(&self, record: RecordIndex) -> GroupIndex {
         self.group_of[record as usize]
     }
 
     /// The records of group `g`, ascending.
-    pub fn members(&self, g: u32) -> &[RecordIndex] {
+    pub fn members(&self, g: GroupIndex) -> &[RecordIndex] {
         let g = g as usize;
         &self.members[self.group_start[g] as usize..self.group_start[g + 1] as usize]
     }
 
     /// The group of a fingerprint that is in the index.
-    pub fn group_of_fingerprint(&self, fp: u64) -> u32 {
+    pub fn group_of_fingerprint(&self, fp: u64) -> GroupIndex {
         let bucket = top_bits(fp, self.lookup_bits);
         let (start, end) = (self.lookup[bucket] as usize, self.lookup[bucket + 1] as usize);
         let at = self.distinct[start..end]
             .binary_search(&fp)
             .expect("fingerprint found by the search is indexed");
-        (start + at) as u32
+        (start + at) as GroupIndex
     }
 
-    pub fn fingerprint(&self, g: u32) -> u64 {
+    pub fn fingerprint(&self, g: GroupIndex) -> u64 {
         self.distinct[g as usize]
     }
 }
@@ -211,12 +215,12 @@ fn bucket_bits(records: usize) -> u32 {
 #[derive(Debug, Default)]
 pub struct Neighbours {
     start: Vec<usize>,
-    list: Vec<u32>,
+    list: Vec<GroupIndex>,
 }
 
 impl Neighbours {
     /// From pairs of groups; memory is about 8 bytes per pair here plus the 8 of the pairs.
-    pub fn build(groups: usize, pairs: &[(u32, u32)]) -> Neighbours {
+    pub fn build(groups: usize, pairs: &[(GroupIndex, GroupIndex)]) -> Neighbours {
         if pairs.is_empty() {
             return Neighbours::default();
         }
@@ -229,7 +233,7 @@ impl Neighbours {
             start[g + 1] += start[g];
         }
         let mut fill = start.clone();
-        let mut list = vec![0u32; pairs.len() * 2];
+        let mut list: Vec<GroupIndex> = vec![0; pairs.len() * 2];
         for &(a, b) in pairs {
             list[fill[a as usize]] = b;
             fill[a as usize] += 1;
@@ -244,7 +248,7 @@ impl Neighbours {
         self.list.len() / 2
     }
 
-    pub fn of(&self, g: u32) -> &[u32] {
+    pub fn of(&self, g: GroupIndex) -> &[GroupIndex] {
         if self.start.is_empty() {
             return &[];
         }

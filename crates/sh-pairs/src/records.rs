@@ -13,12 +13,12 @@ use crate::index::RecordIndex;
 #[derive(Debug, Default)]
 pub struct Records {
     pub fingerprints: Vec<u64>,
-    pub ids: Ids,
+    pub names: RecordNames,
 }
 
-/// How records are named in the output.
+/// How the records of one input are named in the output.
 #[derive(Debug)]
-pub enum Ids {
+pub enum RecordNames {
     /// No ids: a record is named by its 1-based line number. `lines` is kept only once a line
     /// was skipped (an empty fingerprint); until then record r is line r + 1.
     LineNumbers { lines: Option<Vec<u64>> },
@@ -26,49 +26,50 @@ pub enum Ids {
     Named { bytes: Vec<u8>, ends: Vec<usize> },
 }
 
-impl Default for Ids {
+impl Default for RecordNames {
     fn default() -> Self {
-        Ids::LineNumbers { lines: None }
+        RecordNames::LineNumbers { lines: None }
     }
 }
 
-impl Ids {
+impl RecordNames {
     pub fn are_named(&self) -> bool {
-        matches!(self, Ids::Named { .. })
+        matches!(self, RecordNames::Named { .. })
     }
 
-    /// The id of record `r` (0-based within this input) as text or a line number.
-    pub fn get(&self, r: usize) -> Id<'_> {
+    /// The name of record `r` (0-based within this input): its id or its line number.
+    pub fn get(&self, r: usize) -> RecordName<'_> {
         match self {
-            Ids::LineNumbers { lines: None } => Id::Line(r as u64 + 1),
-            Ids::LineNumbers { lines: Some(lines) } => Id::Line(lines[r]),
-            Ids::Named { bytes, ends } => {
+            RecordNames::LineNumbers { lines: None } => RecordName::Line(r as u64 + 1),
+            RecordNames::LineNumbers { lines: Some(lines) } => RecordName::Line(lines[r]),
+            RecordNames::Named { bytes, ends } => {
                 let start = if r == 0 { 0 } else { ends[r - 1] };
-                Id::Named(&bytes[start..ends[r]])
+                RecordName::Named(&bytes[start..ends[r]])
             }
         }
     }
 }
 
+/// What names a record in the output.
 #[derive(Debug, Clone, Copy)]
-pub enum Id<'a> {
+pub enum RecordName<'a> {
     Line(u64),
     Named(&'a [u8]),
 }
 
-impl Id<'_> {
+impl RecordName<'_> {
     /// Appends the id as text: the line number in decimal, or the id's bytes.
-    pub fn push_text(self, line: &mut Vec<u8>) {
+    pub fn push_text(self, buffer: &mut Vec<u8>) {
         match self {
-            Id::Line(number) => push_u64(line, number),
-            Id::Named(id) => line.extend_from_slice(id),
+            RecordName::Line(number) => push_u64(buffer, number),
+            RecordName::Named(id) => buffer.extend_from_slice(id),
         }
     }
 
     pub fn write_json<W: Write>(self, out: &mut W) -> std::io::Result<()> {
         match self {
-            Id::Line(line) => write_u64(out, line),
-            Id::Named(id) => {
+            RecordName::Line(number) => write_u64(out, number),
+            RecordName::Named(id) => {
                 let text = String::from_utf8_lossy(id);
                 serde_json::to_writer(&mut *out, text.as_ref()).map_err(std::io::Error::from)
             }
@@ -76,63 +77,125 @@ impl Id<'_> {
     }
 }
 
-/// Reads every record. Lines with an empty fingerprint (`ID<TAB>` or a blank line) are skipped;
-/// the first other line decides whether the input has ids, and a line that differs is an error.
-pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result<Records> {
-    let mut records = Records::default();
-    let mut named: Option<bool> = None;
-    while let Some((line, record)) = input.next_numbered()? {
-        progress.tick();
+/// At most this many records in one run, query and corpus together: records are numbered with
+/// a [`RecordIndex`].
+pub const MAX_RECORDS: usize = RecordIndex::MAX as usize;
+
+/// One line of sh-pairs' input, `[ID<TAB>]FINGERPRINT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLine<'a> {
+    pub id: Option<&'a [u8]>,
+    pub fingerprint: u64,
+}
+
+impl<'a> RecordLine<'a> {
+    /// Parses `record`, input line `line`: `None` when the fingerprint is empty (`ID<TAB>`, a
+    /// blank line), which readers skip. The fingerprint is an unsigned 64-bit integer in decimal
+    /// or 0x hex, with spaces around it allowed.
+    #[inline(always)]
+    pub fn parse(line: u64, record: &'a [u8]) -> Result<Option<RecordLine<'a>>> {
         // The common line, a lone decimal fingerprint, parses without looking for an id or
         // items: digits alone hold no TAB and no space. Anything else takes the general path,
-        // which also words every error.
-        let lone = (!named.unwrap_or(false) && record.first().is_some_and(u8::is_ascii_digit))
-            .then(|| parse_u64(record).ok())
-            .flatten();
-        let (id, fingerprint) = match lone {
-            Some(fingerprint) => (None, fingerprint),
-            None => {
-                let (id, payload) = split_nonempty_id(line, record)?;
-                let mut fields = items(payload);
-                let Some(text) = fields.next() else {
-                    if let Ids::LineNumbers { lines } = &mut records.ids {
-                        // Later records no longer sit on line r + 1.
-                        lines.get_or_insert_with(|| {
-                            (1..=records.fingerprints.len() as u64).collect()
-                        });
-                    }
-                    continue;
-                };
-                if fields.next().is_some() {
-                    return Err(Error::input(line, "more than one fingerprint on a line", payload));
-                }
-                let parsed = parse_u64(text).map_err(|e| Error::input(line, e.to_string(), text));
-                (id, parsed?)
-            }
-        };
-        match (*named.get_or_insert(id.is_some()), id) {
-            (true, Some(id)) => {
-                if let Ids::LineNumbers { .. } = records.ids {
-                    records.ids = Ids::Named { bytes: Vec::new(), ends: Vec::new() };
-                }
-                if let Ids::Named { bytes, ends } = &mut records.ids {
-                    bytes.extend_from_slice(id);
-                    ends.push(bytes.len());
-                }
-            }
-            (false, None) => {
-                if let Ids::LineNumbers { lines: Some(lines) } = &mut records.ids {
-                    lines.push(line);
-                }
-            }
-            (true, None) => {
-                return Err(Error::input(line, "a line without an id among lines with ids", record))
-            }
-            (false, Some(_)) => {
-                return Err(Error::input(line, "a line with an id among lines without ids", record))
+        // which also words every error. Inlined, the common line costs the reader no call and
+        // no large return value.
+        if record.first().is_some_and(u8::is_ascii_digit) {
+            if let Ok(fingerprint) = parse_u64(record) {
+                return Ok(Some(RecordLine { id: None, fingerprint }));
             }
         }
-        if records.fingerprints.len() > RecordIndex::MAX as usize {
+        RecordLine::parse_in_full(line, record)
+    }
+
+    #[inline(never)]
+    fn parse_in_full(line: u64, record: &'a [u8]) -> Result<Option<RecordLine<'a>>> {
+        let (id, payload) = split_nonempty_id(line, record)?;
+        let mut fields = items(payload);
+        let Some(text) = fields.next() else {
+            return Ok(None);
+        };
+        if fields.next().is_some() {
+            return Err(Error::input(line, "more than one fingerprint on a line", payload));
+        }
+        let fingerprint = parse_u64(text).map_err(|e| Error::input(line, e.to_string(), text))?;
+        Ok(Some(RecordLine { id, fingerprint }))
+    }
+}
+
+/// The rule that ids are used throughout or not at all: the first record decides, and a record
+/// that differs is an error.
+#[derive(Debug, Clone, Copy)]
+pub struct IdsThroughout {
+    named: Option<bool>,
+    /// What the message calls a record: "line" where it is an input line, "record" otherwise.
+    noun: &'static str,
+}
+
+impl IdsThroughout {
+    pub fn new(noun: &'static str) -> IdsThroughout {
+        IdsThroughout { named: None, noun }
+    }
+
+    /// Checks the record on `line` (`text` is quoted in the error); returns whether the records
+    /// have ids.
+    #[inline]
+    pub fn check(&mut self, line: u64, has_id: bool, text: &[u8]) -> Result<bool> {
+        let named = *self.named.get_or_insert(has_id);
+        if named != has_id {
+            return Err(self.mismatch(line, has_id, text));
+        }
+        Ok(named)
+    }
+
+    #[cold]
+    fn mismatch(&self, line: u64, has_id: bool, text: &[u8]) -> Error {
+        let noun = self.noun;
+        let what = if has_id {
+            format!("a {noun} with an id among {noun}s without ids")
+        } else {
+            format!("a {noun} without an id among {noun}s with ids")
+        };
+        Error::input(line, what, text)
+    }
+}
+
+/// Reads every record of the only input, or of the first of two.
+pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result<Records> {
+    read_records_after(input, progress, 0)
+}
+
+/// Reads every record of an input that follows `earlier` records of the same run (the corpus
+/// after the query): [`MAX_RECORDS`] counts them too. Lines with an empty fingerprint are
+/// skipped; ids are used throughout or not at all ([`IdsThroughout`]).
+pub fn read_records_after(
+    input: &mut RecordReader,
+    progress: &mut Progress,
+    earlier: usize,
+) -> Result<Records> {
+    let mut records = Records::default();
+    let mut ids = IdsThroughout::new("line");
+    while let Some((line, record)) = input.next_numbered()? {
+        progress.tick();
+        let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? else {
+            if let RecordNames::LineNumbers { lines } = &mut records.names {
+                // Later records no longer sit on line r + 1.
+                lines.get_or_insert_with(|| (1..=records.fingerprints.len() as u64).collect());
+            }
+            continue;
+        };
+        ids.check(line, id.is_some(), record)?;
+        match (&mut records.names, id) {
+            (RecordNames::Named { bytes, ends }, Some(id)) => {
+                bytes.extend_from_slice(id);
+                ends.push(bytes.len());
+            }
+            (names @ RecordNames::LineNumbers { .. }, Some(id)) => {
+                // The first record: from now on every record has an id.
+                *names = RecordNames::Named { bytes: id.to_vec(), ends: vec![id.len()] };
+            }
+            (RecordNames::LineNumbers { lines: Some(lines) }, None) => lines.push(line),
+            (_, None) => {}
+        }
+        if earlier + records.fingerprints.len() >= MAX_RECORDS {
             return Err(Error::input(line, "more than 2^32-1 records in one run", record));
         }
         records.fingerprints.push(fingerprint);
@@ -149,7 +212,7 @@ mod tests {
         read_records(&mut reader, &mut Progress::new(true, ""))
     }
 
-    fn id_text(ids: &Ids, r: usize) -> String {
+    fn id_text(ids: &RecordNames, r: usize) -> String {
         let mut out = Vec::new();
         ids.get(r).push_text(&mut out);
         String::from_utf8(out).unwrap()
@@ -159,7 +222,7 @@ mod tests {
     fn line_numbers_skip_empty_lines() {
         let records = read("5\n\n0x10\n  \n7").unwrap();
         assert_eq!(records.fingerprints, [5, 16, 7]);
-        let ids: Vec<String> = (0..3).map(|r| id_text(&records.ids, r)).collect();
+        let ids: Vec<String> = (0..3).map(|r| id_text(&records.names, r)).collect();
         assert_eq!(ids, ["1", "3", "5"]);
     }
 
@@ -167,8 +230,30 @@ mod tests {
     fn named_ids() {
         let records = read("a\t1\nb\t\nc\t 2 \n").unwrap();
         assert_eq!(records.fingerprints, [1, 2]);
-        assert_eq!(id_text(&records.ids, 0), "a");
-        assert_eq!(id_text(&records.ids, 1), "c");
+        assert_eq!(id_text(&records.names, 0), "a");
+        assert_eq!(id_text(&records.names, 1), "c");
+    }
+
+    #[test]
+    fn the_record_limit_counts_earlier_inputs() {
+        let mut reader = RecordReader::new("1\n\n2\n".as_bytes(), "corpus".into());
+        let progress = &mut Progress::new(true, "");
+        let error = read_records_after(&mut reader, progress, MAX_RECORDS - 1).unwrap_err();
+        assert_eq!(error.to_string(), "line 3: more than 2^32-1 records in one run: '2'");
+        assert_eq!(error.exit_code(), 1);
+    }
+
+    #[test]
+    fn one_parser_for_the_record_line() {
+        let parse = |text: &'static str| RecordLine::parse(1, text.as_bytes()).unwrap();
+        assert_eq!(parse("42"), Some(RecordLine { id: None, fingerprint: 42 }));
+        assert_eq!(parse("a\t 0x2a "), Some(RecordLine { id: Some(b"a"), fingerprint: 42 }));
+        assert_eq!(parse("a\t"), None);
+        assert_eq!(parse(" "), None);
+        let mut ids = IdsThroughout::new("record");
+        assert!(!ids.check(1, false, b"1").unwrap());
+        let error = ids.check(2, true, b"a\t1").unwrap_err().to_string();
+        assert_eq!(error, r"line 2: a record with an id among records without ids: 'a\t1'");
     }
 
     #[test]

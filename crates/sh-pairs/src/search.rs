@@ -13,7 +13,16 @@
 //! agrees on. Along a path that means the pair must disagree on every block the path skipped;
 //! a set in which all members agree on a skipped block holds no such pair and is dropped too.
 
-use crate::blocks::Blocks;
+use std::io;
+
+use sh_core::{Error, Result};
+
+use crate::emit::Selection;
+use crate::index::{GroupIndex, Index};
+use crate::split::{
+    run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
+};
+use crate::tables::{Blocks, Tables};
 
 /// What a search does with each pair it finds.
 pub trait OnPair {
@@ -42,6 +51,8 @@ impl OnPair for CollectPairs {
 pub struct Search<'a, F> {
     blocks: &'a Blocks,
     k: u32,
+    /// B-K: the depth of a table in the tree.
+    table_size: usize,
     /// Block masks skipped along the current path; a reported pair disagrees on each.
     skipped: Vec<u64>,
     on_pair: F,
@@ -51,13 +62,16 @@ pub struct Search<'a, F> {
 }
 
 impl<'a, F: OnPair> Search<'a, F> {
-    pub fn new(blocks: &'a Blocks, k: u32, on_pair: F) -> Search<'a, F> {
-        assert!((k as usize) < blocks.count());
-        Search { blocks, k, skipped: Vec::new(), on_pair, grouper: Grouper::default(), compared: 0 }
-    }
-
-    fn table_size(&self) -> usize {
-        self.blocks.count() - self.k as usize
+    pub fn new(tables: &'a Tables, on_pair: F) -> Search<'a, F> {
+        Search {
+            blocks: tables.blocks(),
+            k: tables.k(),
+            table_size: tables.size(),
+            skipped: Vec::new(),
+            on_pair,
+            grouper: Grouper::default(),
+            compared: 0,
+        }
     }
 
     /// Finds every reported pair among `set`, a set of distinct fingerprints (reordered).
@@ -112,7 +126,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// first table on this path, so a small set is finished by comparing all its pairs: that
     /// is cheaper than splitting it further, table by table.
     fn descend(&mut self, set: &mut [u64], depth: usize, last: Option<usize>) {
-        if depth == self.table_size() || set.len() <= COMPARE_ALL_BELOW {
+        if depth == self.table_size || set.len() <= COMPARE_ALL_BELOW {
             self.compare_all(set);
             return;
         }
@@ -136,7 +150,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// The children of one block choice, found by sorting `set` by the block's value.
     fn descend_sorted(&mut self, set: &mut [u64], mask: u64, depth: usize, block: usize) {
         sort_by_block(set, mask);
-        let leaf = depth + 1 == self.table_size();
+        let leaf = depth + 1 == self.table_size;
         let mut start = 0;
         while start < set.len() {
             let len = run_length(&set[start..], mask);
@@ -155,7 +169,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         let mut grouper = std::mem::take(&mut self.grouper);
         grouper.group(set, mask);
-        let leaf = depth + 1 == self.table_size();
+        let leaf = depth + 1 == self.table_size;
         for group in 0..grouper.groups.len() {
             let range = grouper.groups[group].clone();
             let part = &mut grouper.members[range];
@@ -187,18 +201,17 @@ impl<'a, F: OnPair> Search<'a, F> {
 /// Searches `set` (distinct fingerprints, reordered) with one handler per thread, each told of
 /// the pairs its thread finds; returns the number of pairs compared.
 pub fn search_in_parallel<H: OnPair + Send>(
-    blocks: &Blocks,
-    k: u32,
+    tables: &Tables,
     set: &mut [u64],
     handlers: &mut [H],
 ) -> u64 {
     let threads = handlers.len();
     assert!(threads >= 1, "at least one handler");
     let mut compared = 0;
-    if k == 0 {
+    if tables.k() == 0 {
         return 0; // distinct fingerprints are never 0 bits apart
     }
-    let splitter = Search::new(blocks, k, CollectPairs::default());
+    let splitter = Search::new(tables, CollectPairs::default());
     let mut scratch = Vec::new();
     let last_split = *splitter.first_blocks().end();
     for first in splitter.first_blocks() {
@@ -213,7 +226,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
                 .zip(handlers.iter_mut())
                 .map(|(share, handler)| {
                     scope.spawn(move || {
-                        let mut search = Search::new(blocks, k, handler);
+                        let mut search = Search::new(tables, handler);
                         for part in share {
                             search.run_part(part, first);
                         }
@@ -255,184 +268,73 @@ fn share_out<'s>(
     shares.into_iter().map(|(_, share)| share).collect()
 }
 
-/// Sets up to this size are split with a hash table rather than sorted.
-const HASH_GROUPS_UP_TO: usize = 1 << 16;
-
-/// The groups of equal block value within a set, collected with a hash table.
-#[derive(Debug, Default)]
-struct Grouper {
-    /// Open addressing: the last member seen of each block value, or `NONE`.
-    slots: Vec<u32>,
-    /// The member seen before each member with the same block value, or `NONE`.
-    previous: Vec<u32>,
-    /// Members of the groups of two or more, group after group.
-    members: Vec<u64>,
-    groups: Vec<std::ops::Range<usize>>,
-    /// The slots of the groups of two or more, in the order their second member came.
-    shared: Vec<u32>,
+/// Every pair of groups (distinct fingerprints) within K bits that the selection can use, and
+/// the number of fingerprint pairs compared.
+pub fn find_near_groups(
+    index: &Index,
+    tables: &Tables,
+    threads: usize,
+    selection: Selection,
+) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
+    let mut set = index.distinct.clone();
+    let mut handlers: Vec<NearGroups> = (0..threads.max(1))
+        .map(|_| NearGroups { index, selection, pairs: Vec::new(), out_of_memory: false })
+        .collect();
+    let compared = search_in_parallel(tables, &mut set, &mut handlers);
+    drop(set);
+    let total: usize = handlers.iter().map(|h| h.pairs.len()).sum();
+    let mut near = Vec::new();
+    if handlers.iter().any(|h| h.out_of_memory) || near.try_reserve_exact(total).is_err() {
+        return Err(Error::io(
+            "cannot hold the near pairs of distinct fingerprints in memory",
+            io::Error::from(io::ErrorKind::OutOfMemory),
+        ));
+    }
+    for handler in handlers {
+        near.extend(handler.pairs);
+    }
+    Ok((near, compared))
 }
 
-const NONE: u32 = u32::MAX;
+/// One thread's share of the pairs found, as pairs of groups.
+struct NearGroups<'a> {
+    index: &'a Index,
+    selection: Selection,
+    pairs: Vec<(GroupIndex, GroupIndex)>,
+    out_of_memory: bool,
+}
 
-impl Grouper {
-    fn group(&mut self, set: &[u64], mask: u64) {
-        let capacity = (set.len() * 2).next_power_of_two().max(16);
-        let bits = capacity.trailing_zeros();
-        self.slots.clear();
-        self.slots.resize(capacity, NONE);
-        // Every member's entry is written below, so stale entries need no clearing.
-        if self.previous.len() < set.len() {
-            self.previous.resize(set.len(), NONE);
+impl NearGroups<'_> {
+    /// In batch mode a pair of groups matters only if one holds a query and the other a corpus
+    /// record; members are ascending, so the first and last member tell.
+    fn is_useful(&self, g: GroupIndex, h: GroupIndex) -> bool {
+        let Selection::Against { queries } = self.selection else {
+            return true;
+        };
+        let has_query = |g| self.index.members(g)[0] < queries;
+        let has_corpus = |g| self.index.members(g).last().is_some_and(|&r| r >= queries);
+        (has_query(g) && has_corpus(h)) || (has_query(h) && has_corpus(g))
+    }
+}
+
+impl OnPair for NearGroups<'_> {
+    fn found(&mut self, a: u64, b: u64) {
+        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
+        if self.out_of_memory || !self.is_useful(g, h) {
+            return;
         }
-        self.members.clear();
-        self.groups.clear();
-        self.shared.clear();
-        for (i, &fp) in set.iter().enumerate() {
-            let key = fp & mask;
-            let mut slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
-            loop {
-                let last = self.slots[slot];
-                if last == NONE {
-                    self.slots[slot] = i as u32;
-                    self.previous[i] = NONE;
-                    break;
-                }
-                if set[last as usize] & mask == key {
-                    if self.previous[last as usize] == NONE {
-                        self.shared.push(slot as u32); // the group's second member
-                    }
-                    self.previous[i] = last;
-                    self.slots[slot] = i as u32;
-                    break;
-                }
-                slot = (slot + 1) & (capacity - 1);
-            }
+        if self.pairs.len() == self.pairs.capacity()
+            && self.pairs.try_reserve(self.pairs.len().max(1024)).is_err()
+        {
+            self.out_of_memory = true;
+            return;
         }
-        for &slot in &self.shared {
-            let start = self.members.len();
-            let mut member = self.slots[slot as usize];
-            while member != NONE {
-                self.members.push(set[member as usize]);
-                member = self.previous[member as usize];
-            }
-            self.groups.push(start..self.members.len());
-        }
+        self.pairs.push((g, h));
     }
 }
 
 /// Sets this small are finished by comparing all their pairs (see [`Search::descend`]).
 const COMPARE_ALL_BELOW: usize = 48;
-
-/// Below this size a comparison sort beats a radix sort's fixed cost per digit.
-const RADIX_THRESHOLD: usize = 256;
-
-/// Orders `set` by the bits under `mask`: a radix sort on the block's value for large sets
-/// (digits that are equal throughout are skipped), a comparison sort for small ones.
-fn sort_by_block(set: &mut [u64], mask: u64) {
-    if set.len() >= RADIX_THRESHOLD {
-        let shift = mask.trailing_zeros();
-        radsort::sort_by_key(set, |fp| (fp & mask) >> shift);
-    } else {
-        set.sort_unstable_by_key(|fp| fp & mask);
-    }
-}
-
-/// Sets from this size are sorted on several threads when there are.
-const PARALLEL_SORT_FROM: usize = 1 << 18;
-
-/// At most this many bits of a block are dealt out in the parallel pass; the rest are sorted
-/// within each part.
-const PARTITION_BITS: u32 = 12;
-
-/// [`sort_by_block`] on `threads` threads for a large set. The counts of each value of the
-/// block's top bits are taken in parallel; the values are then cut into one run per thread,
-/// each owning the part of `scratch` its values fill, and every thread reads the whole set and
-/// copies out the fingerprints of its own values (so no two threads write the same part). Each
-/// thread then sorts its parts on the block's lower bits, if any, and copies them back.
-fn sort_by_block_on_threads(set: &mut [u64], mask: u64, threads: usize, scratch: &mut Vec<u64>) {
-    let n = set.len();
-    if threads < 2 || n < PARALLEL_SORT_FROM {
-        sort_by_block(set, mask);
-        return;
-    }
-    let bits = mask.count_ones();
-    let shift = mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS);
-    let values = 1usize << bits.min(PARTITION_BITS);
-    let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
-
-    let chunk = n.div_ceil(threads);
-    let mut starts = vec![0usize; values + 1];
-    std::thread::scope(|scope| {
-        let counters: Vec<_> = set
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut counts = vec![0usize; values];
-                    for &fp in part {
-                        counts[value(fp)] += 1;
-                    }
-                    counts
-                })
-            })
-            .collect();
-        for counter in counters {
-            let counts = counter.join().expect("counting thread");
-            for (total, count) in starts[1..].iter_mut().zip(counts) {
-                *total += count;
-            }
-        }
-    });
-    for v in 1..=values {
-        starts[v] += starts[v - 1];
-    }
-    let runs = crate::index::bucket_runs(&starts, threads);
-
-    if scratch.len() < n {
-        scratch.resize(n, 0);
-    }
-    let source: &[u64] = set;
-    std::thread::scope(|scope| {
-        let mut rest = &mut scratch[..n];
-        for run in &runs {
-            let (base, end) = (starts[run.start], starts[run.end]);
-            let (own, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
-            rest = tail;
-            let (run, starts) = (run.clone(), &starts);
-            scope.spawn(move || {
-                let mut fill: Vec<usize> = starts[run.clone()].iter().map(|s| s - base).collect();
-                for &fp in source {
-                    let v = value(fp);
-                    if run.contains(&v) {
-                        let slot = &mut fill[v - run.start];
-                        own[*slot] = fp;
-                        *slot += 1;
-                    }
-                }
-                if bits > PARTITION_BITS {
-                    for v in run {
-                        sort_by_block(&mut own[starts[v] - base..starts[v + 1] - base], mask);
-                    }
-                }
-            });
-        }
-    });
-    std::thread::scope(|scope| {
-        let (mut to, mut from) = (&mut set[..], &scratch[..n]);
-        for run in &runs {
-            let len = starts[run.end] - starts[run.start];
-            let (to_run, to_rest) = std::mem::take(&mut to).split_at_mut(len);
-            let (from_run, from_rest) = from.split_at(len);
-            (to, from) = (to_rest, from_rest);
-            scope.spawn(move || to_run.copy_from_slice(from_run));
-        }
-    });
-}
-
-/// How many fingerprints at the start of `set` have the bits of the first under `mask`.
-fn run_length(set: &[u64], mask: u64) -> usize {
-    let value = set[0] & mask;
-    set.iter().take_while(|&&fp| fp & mask == value).count()
-}
 
 /// Whether, for each mask, some two members of `set` differ under it: otherwise no pair of the
 /// set disagrees on that block.
@@ -450,60 +352,14 @@ mod tests {
     use super::*;
 
     fn search(fps: &[u64], b: u32, k: u32) -> Vec<(u64, u64)> {
-        let blocks = Blocks::new(b);
+        let tables = Tables::new(b, k).unwrap();
         let mut set = fps.to_vec();
         set.sort_unstable();
         set.dedup();
         let mut found = CollectPairs::default();
-        Search::new(&blocks, k, &mut found).run(&mut set);
+        Search::new(&tables, &mut found).run(&mut set);
         found.0.sort_unstable();
         found.0
-    }
-
-    fn brute_force(fps: &[u64], k: u32) -> Vec<(u64, u64)> {
-        let mut set = fps.to_vec();
-        set.sort_unstable();
-        set.dedup();
-        let mut pairs = Vec::new();
-        for (i, &a) in set.iter().enumerate() {
-            for &b in &set[i + 1..] {
-                if (a ^ b).count_ones() <= k {
-                    pairs.push((a, b));
-                }
-            }
-        }
-        pairs
-    }
-
-    #[test]
-    fn the_parallel_sort_groups_like_the_plain_one() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let set: Vec<u64> = (0..PARALLEL_SORT_FROM as u64 + 4321)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                if i % 5 == 0 {
-                    x & 0xffff
-                } else {
-                    x
-                }
-            })
-            .collect();
-        let mut scratch = Vec::new();
-        // Blocks of 8 to 16 bits (one pass, or a pass and sorted parts), low, middle, high.
-        for mask in [0xffu64, 0xfff << 20, 0x1fff << 40, 0xffff << 48, 0xffff, 0x3ff << 54] {
-            for threads in [2, 3] {
-                let mut ours = set.clone();
-                sort_by_block_on_threads(&mut ours, mask, threads, &mut scratch);
-                let mut plain = set.clone();
-                sort_by_block(&mut plain, mask);
-                assert!(ours.windows(2).all(|w| w[0] & mask <= w[1] & mask), "{mask:x}");
-                ours.sort_unstable();
-                plain.sort_unstable();
-                assert_eq!(ours, plain, "the same fingerprints, {mask:x}");
-            }
-        }
     }
 
     #[test]
@@ -512,7 +368,11 @@ mod tests {
         let fps = [base, base ^ 1, base ^ (1 << 63), base ^ 0b111, base ^ 0xf0, !base];
         for b in 4..=64 {
             for k in 1..b.min(6) {
-                assert_eq!(search(&fps, b, k), brute_force(&fps, k), "B={b} K={k}");
+                assert_eq!(
+                    search(&fps, b, k),
+                    sh_testkit::oracle::distinct_pairs(&fps, k),
+                    "B={b} K={k}"
+                );
             }
         }
     }

@@ -7,6 +7,8 @@ use proptest::prelude::*;
 use sh_core::progress::Progress;
 use sh_core::RecordReader;
 use sh_pairs::{read_records, write_pairs, Format, MapReduce, Options};
+use sh_testkit::adversarial;
+use sh_testkit::strategies::fingerprints;
 
 /// The input text of `fps`: with ids `r<line>` or without, with `blanks` (line indexes) left
 /// empty, so that line numbers and record numbers differ.
@@ -44,8 +46,7 @@ fn quiet() -> Progress {
 /// sh-pairs without --map: the reference.
 fn direct(text: &str, k: u32, blocks: u32, sparse: bool) -> String {
     let records = read_records(&mut reader(text.as_bytes()), &mut quiet()).unwrap();
-    let options =
-        Options { distance: k, blocks: Some(blocks), threads: 1, format: Format::Tsv, sparse };
+    let options = Options { k, blocks: Some(blocks), threads: 1, format: Format::Tsv, sparse };
     let mut out = Vec::new();
     write_pairs(records, None, &options, &mut out, &mut quiet()).unwrap();
     String::from_utf8(out).unwrap()
@@ -165,8 +166,8 @@ fn check(
     let lines = shuffle(map(&text, k, blocks, map_tasks), by_key_only);
     let records = text.lines().filter(|l| !l.ends_with('\t') && !l.is_empty()).count();
     assert_eq!(
-        lines.len() as f64,
-        records as f64 * sh_pairs::binomial(blocks, k),
+        lines.len() as u64,
+        records as u64 * sh_pairs::binomial(blocks, k),
         "C(B, K) lines per record"
     );
     let tasks = cut(&lines, cuts);
@@ -180,29 +181,9 @@ fn check(
     }
 }
 
-/// Sets meant to break the keys and the first-table rule: sparse and dense bit patterns, many
-/// identical fingerprints, and neighbours at 0..=K+1 bits inside one block or across block edges.
-fn adversarial(k: u32, blocks: u32) -> Vec<u64> {
-    let mut fps = vec![0, u64::MAX, 0, 1, 1 << 63, 3, u64::MAX >> 1, u64::MAX - 1, 0];
-    let base = 0x9e37_79b9_7f4a_7c15_u64;
-    fps.extend([base, base, base, !base]);
-    let edges: Vec<u32> =
-        (1..blocks).map(|i| (u64::from(i) * 64 / u64::from(blocks)) as u32).collect();
-    for d in 0..=k + 1 {
-        fps.push(base ^ ((1u64 << d) - 1));
-        let mut x = 0u64;
-        for (n, &edge) in edges.iter().cycle().take(d as usize).enumerate() {
-            x |= 1 << ((edge + n as u32 / edges.len().max(1) as u32) % 64);
-        }
-        fps.push(base ^ x);
-        fps.push(base ^ x);
-    }
-    fps
-}
-
 /// The (K, B) settings tested: K 0..=5 and every B whose C(B, K) tables stay small enough to
 /// map every record into each.
-fn settings(max_tables: f64) -> Vec<(u32, u32)> {
+fn settings(max_tables: u64) -> Vec<(u32, u32)> {
     (0..=5)
         .flat_map(|k| (k + 1..=64).map(move |b| (k, b)))
         .filter(|&(k, b)| sh_pairs::binomial(b, k) <= max_tables)
@@ -211,7 +192,7 @@ fn settings(max_tables: f64) -> Vec<(u32, u32)> {
 
 #[test]
 fn every_small_setting_on_adversarial_sets() {
-    for (k, blocks) in settings(300.0) {
+    for (k, blocks) in settings(300) {
         let fps = adversarial(k, blocks);
         check(&fps, false, &[], k, blocks, 1, &[], false);
         check(&fps, true, &[2, 5], k, blocks, 3, &[0.3, 0.6], true);
@@ -318,31 +299,13 @@ fn bad_input_names_its_line() {
     assert!(MapReduce::new(65, 3).is_err());
 }
 
-fn fingerprints() -> impl Strategy<Value = Vec<u64>> {
-    let random = proptest::collection::vec(any::<u64>(), 0..40);
-    let few_bits = proptest::collection::vec(
-        proptest::collection::vec(0u32..64, 0..4)
-            .prop_map(|bits| bits.iter().fold(0u64, |x, &b| x | 1 << b)),
-        0..30,
-    );
-    let many_bits = few_bits.clone().prop_map(|v| v.into_iter().map(|x| !x).collect());
-    let pool = proptest::collection::vec(any::<u64>(), 1..4)
-        .prop_flat_map(|pool| proptest::collection::vec(proptest::sample::select(pool), 0..40));
-    let planted =
-        (any::<u64>(), proptest::collection::vec(proptest::collection::vec(0u32..64, 0..8), 0..30))
-            .prop_map(|(base, flips)| {
-                flips.iter().map(|bits| bits.iter().fold(base, |x, &b| x ^ 1 << b)).collect()
-            });
-    prop_oneof![random, few_bits, many_bits, pool, planted]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
     fn map_sort_reduce_equals_direct(
-        fps in fingerprints(),
-        (k, blocks) in proptest::sample::select(settings(500.0)),
+        fps in fingerprints(40),
+        (k, blocks) in proptest::sample::select(settings(500)),
         named in any::<bool>(),
         blanks in proptest::collection::vec(0usize..50, 0..3),
         map_tasks in 1usize..=3,

@@ -99,8 +99,8 @@ pub struct Args {
 
     /// Count only predicted pairs at distance K or less (the third field), as if sh-pairs had
     /// been run with -k K
-    #[arg(short = 'k', long, value_name = "K", value_parser = clap::value_parser!(u8).range(0..=64))]
-    pub distance: Option<u8>,
+    #[arg(short = 'k', long = "distance", value_name = "K", value_parser = clap::value_parser!(u8).range(0..=64))]
+    pub k: Option<u8>,
 
     /// One row for each K from 0 to the largest distance in the input (or to --distance): the
     /// scores of sh-pairs -k 0, -k 1, … from one run at the largest K
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = args.io.create_output()?;
     let mut ids = Ids::default();
     let gold = read_gold(&mut gold_file, args.gold_format, &mut ids)?;
-    let uses_distance = args.distance.is_some() || args.by_distance;
+    let uses_distance = args.k.is_some() || args.by_distance;
     let (predicted, largest) = read_predicted(&mut input, &mut ids, uses_distance)?;
     let counts = predicted.tally(&gold);
     let gold_pairs = gold.pair_count();
@@ -152,11 +152,11 @@ pub fn run(args: Args) -> Result<()> {
         Score::new(tp, fp, gold_pairs)
     };
     let rows: Vec<(Option<u8>, Score)> = if args.by_distance {
-        (0..=args.distance.unwrap_or(largest)).map(|k| (Some(k), score_up_to(k))).collect()
+        (0..=args.k.unwrap_or(largest)).map(|k| (Some(k), score_up_to(k))).collect()
     } else {
-        vec![(None, score_up_to(args.distance.unwrap_or(MAX_DISTANCE)))]
+        vec![(None, score_up_to(args.k.unwrap_or(MAX_DISTANCE)))]
     };
-    write_rows(&mut out, &rows, args.format)?;
+    write_rows(&mut out, &rows, args.format).map_err(Error::writing)?;
     out.finish()
 }
 
@@ -249,7 +249,11 @@ fn read_predicted(
 
 const COLUMNS: [&str; 6] = ["tp", "fp", "fn", "precision", "recall", "f1"];
 
-fn write_rows(out: &mut impl Write, rows: &[(Option<u8>, Score)], format: Format) -> Result<()> {
+fn write_rows(
+    out: &mut impl Write,
+    rows: &[(Option<u8>, Score)],
+    format: Format,
+) -> std::io::Result<()> {
     let by_distance = rows.first().is_some_and(|(k, _)| k.is_some());
     let header: Vec<&str> = by_distance.then_some("k").into_iter().chain(COLUMNS).collect();
     match format {

@@ -6,7 +6,7 @@ use std::ops::Range;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::record::{items, split_nonempty_id, write_id};
-use sh_core::Result;
+use sh_core::{Error, Result};
 
 const DESCRIPTION: &str = "\
 Turns each line's tokens into shingles: every run of N consecutive tokens, joined by `_`.
@@ -57,9 +57,9 @@ pub fn run(args: Args) -> Result<()> {
     let mut shingler = Shingler::new(args.window as usize);
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
-        write_id(&mut out, id)?;
-        out.write_all(shingler.shingle(payload))?;
-        out.write_all(b"\n")?;
+        write_id(&mut out, id).map_err(Error::writing)?;
+        out.write_all(shingler.shingle(payload)).map_err(Error::writing)?;
+        out.write_all(b"\n").map_err(Error::writing)?;
     }
     out.finish()
 }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use memchr::memchr2;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde_json::error::Category;
+use sh_core::json::{JsonError, Slot, Value, ValueSeed};
 use sh_core::Error;
 
 /// Reads documents from JSON lines, reusing its buffers from one line to the next.
@@ -43,6 +43,8 @@ impl JsonReader {
             return Ok(Document { id: None, text: b"" });
         }
         let mut failed_in = None;
+        self.text.clear();
+        self.id.clear();
         let fields = {
             let mut de = serde_json::Deserializer::from_slice(line);
             let seed = ObjectSeed {
@@ -86,39 +88,14 @@ fn missing(name: &str) -> String {
     format!("no field \"{name}\"")
 }
 
-/// serde_json's message without its "at line 1 column N" (the line is always 1 here and the
-/// input line number is said in front), with the column kept for syntax errors.
+/// The message of an error in the line's JSON: for syntax errors with the column where it was
+/// found, for a field's value with the field's name.
 fn describe(error: &serde_json::Error, failed_in: Option<&str>) -> String {
-    let full = error.to_string();
-    let message = match full.rfind(" at line ") {
-        Some(cut) if error.line() != 0 => &full[..cut],
-        _ => &full[..],
-    };
-    match (error.classify(), failed_in) {
-        (Category::Syntax | Category::Eof, _) => {
-            format!("invalid JSON: {message} at column {}", error.column())
-        }
-        (_, Some(name)) => format!("field \"{name}\": {message}"),
-        (_, None) => message.to_string(),
-    }
-}
-
-/// Where a value ended up: borrowed from the line, or in the reader's buffer.
-#[derive(Debug, Clone, Copy)]
-enum Slot<'de> {
-    Line(&'de [u8]),
-    Buffer,
-}
-
-impl<'de> Slot<'de> {
-    fn resolve<'a>(self, buffer: &'a [u8]) -> &'a [u8]
-    where
-        'de: 'a,
-    {
-        match self {
-            Slot::Line(bytes) => bytes,
-            Slot::Buffer => buffer,
-        }
+    let JsonError { message, is_syntax, column, .. } = JsonError::of(error);
+    match failed_in {
+        _ if is_syntax => format!("invalid JSON: {message} at column {column}"),
+        Some(name) => format!("field \"{name}\": {message}"),
+        None => message,
     }
 }
 
@@ -159,7 +136,10 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
         let keys = KeySeed { text_field: self.text_field, id_field: self.id_field };
         while let Some(key) = map.next_key_seed(keys)? {
             let (slot, value) = match key {
-                Key::Text => (&mut fields.text, map.next_value_seed(TextSeed(&mut *self.text))),
+                Key::Text => {
+                    let text = map.next_value_seed(ValueSeed::bytes(self.text, "a string"));
+                    (&mut fields.text, text.map(text_slot))
+                }
                 Key::Id => (&mut fields.id, map.next_value_seed(IdSeed(&mut *self.id))),
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
@@ -177,6 +157,14 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
             }
         }
         Ok(fields)
+    }
+}
+
+/// A value read as bytes is a string: [`ValueSeed::bytes`] refuses everything else.
+fn text_slot(value: Value<'_>) -> Slot<'_> {
+    match value {
+        Value::Text(slot) => slot,
+        _ => unreachable!("ValueSeed::bytes reads strings only"),
     }
 }
 
@@ -219,87 +207,41 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
     }
 }
 
-/// The text: a string, read as bytes.
-struct TextSeed<'b>(&'b mut Vec<u8>);
-
-impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
-    type Value = Slot<'de>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        deserializer.deserialize_bytes(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TextSeed<'_> {
-    type Value = Slot<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_bytes<E: de::Error>(self, text: &'de [u8]) -> Result<Slot<'de>, E> {
-        Ok(Slot::Line(text))
-    }
-
-    fn visit_bytes<E: de::Error>(self, text: &[u8]) -> Result<Slot<'de>, E> {
-        self.0.clear();
-        self.0.extend_from_slice(text);
-        Ok(Slot::Buffer)
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Slot<'de>, E> {
-        self.visit_borrowed_bytes(text.as_bytes())
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Slot<'de>, E> {
-        self.visit_bytes(text.as_bytes())
-    }
-}
-
 /// The id: a string, or an integer written in decimal.
 struct IdSeed<'b>(&'b mut Vec<u8>);
+
+const ID_EXPECTED: &str = "a string or an integer";
 
 impl<'de> DeserializeSeed<'de> for IdSeed<'_> {
     type Value = Slot<'de>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        deserializer.deserialize_any(self)
+        let start = self.0.len();
+        let mut number = itoa::Buffer::new();
+        let seed = ValueSeed::string_or_number(&mut *self.0, ID_EXPECTED);
+        let digits = match seed.deserialize(deserializer)? {
+            Value::Text(slot) => return Ok(slot),
+            Value::Unsigned(id) => number.format(id),
+            Value::Signed(id) => number.format(id),
+            // serde_json reads an integer beyond 64 bits as a float: say that it is too large,
+            // rather than call it a float.
+            Value::Float(id) if id.fract() == 0.0 && id >= TWO_TO_THE_64 => {
+                return Err(de::Error::custom("too large for an integer id (more than 2^64-1)"));
+            }
+            Value::Float(id) if id.fract() == 0.0 && id <= -TWO_TO_THE_63 => {
+                return Err(de::Error::custom("too small for an integer id (less than -2^63)"));
+            }
+            Value::Float(id) => {
+                return Err(de::Error::invalid_type(de::Unexpected::Float(id), &ID_EXPECTED));
+            }
+        };
+        self.0.extend_from_slice(digits.as_bytes());
+        Ok(Slot::Scratch(start..self.0.len()))
     }
 }
 
-impl IdSeed<'_> {
-    fn integer<'de>(self, value: impl itoa::Integer) -> Slot<'de> {
-        self.0.clear();
-        self.0.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-        Slot::Buffer
-    }
-}
-
-impl<'de> Visitor<'de> for IdSeed<'_> {
-    type Value = Slot<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string or an integer")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, id: &'de str) -> Result<Slot<'de>, E> {
-        Ok(Slot::Line(id.as_bytes()))
-    }
-
-    fn visit_str<E: de::Error>(self, id: &str) -> Result<Slot<'de>, E> {
-        self.0.clear();
-        self.0.extend_from_slice(id.as_bytes());
-        Ok(Slot::Buffer)
-    }
-
-    fn visit_u64<E: de::Error>(self, id: u64) -> Result<Slot<'de>, E> {
-        Ok(self.integer(id))
-    }
-
-    fn visit_i64<E: de::Error>(self, id: i64) -> Result<Slot<'de>, E> {
-        Ok(self.integer(id))
-    }
-}
+const TWO_TO_THE_64: f64 = 18_446_744_073_709_551_616.0;
+const TWO_TO_THE_63: f64 = 9_223_372_036_854_775_808.0;
 
 #[cfg(test)]
 mod tests {
@@ -377,6 +319,16 @@ mod tests {
             ),
             "{err}"
         );
+        for (id, what) in [
+            ("18446744073709551616", "too large for an integer id (more than 2^64-1)"),
+            ("100000000000000000000", "too large for an integer id (more than 2^64-1)"),
+            ("-9223372036854775809", "too small for an integer id (less than -2^63)"),
+        ] {
+            let err = parse(&mut reader, &format!(r#"{{"id": {id}, "body": "x"}}"#)).unwrap_err();
+            assert!(err.starts_with(&format!("line 7: field \"id\": {what}: '")), "{err}");
+        }
+        let err = parse(&mut reader, r#"{"id": -9223372036854775808, "body": "x"}"#);
+        assert_eq!(err, ok(Some("-9223372036854775808"), "x"));
         let err = parse(&mut reader, r#"{"id": null, "body": "x"}"#).unwrap_err();
         assert!(err.starts_with("line 7: field \"id\": invalid type: null"), "{err}");
         let err = parse(&mut reader, r#"{"body": "x"}"#).unwrap_err();

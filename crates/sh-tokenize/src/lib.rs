@@ -172,7 +172,7 @@ fn tokenize_lines(
         }
         tokenizer.tokenize(text, &mut line);
         line.push(b'\n');
-        output.write_all(&line)?;
+        output.write_all(&line).map_err(Error::writing)?;
         progress.tick();
     }
     Ok(())

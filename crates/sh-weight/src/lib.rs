@@ -123,8 +123,7 @@ pub fn run(args: Args) -> Result<()> {
     if weights.documents() == 0 && input.next_record()?.is_some() {
         // An empty corpus has an empty table, and nothing to weigh; documents to weigh with it
         // are an error.
-        let table = args.df.display().to_string();
-        return Err(Error::input(1, "the table counts no documents", b"").in_file(&table));
+        return Err(Error::input(1, "the table counts no documents", b"").in_file(&args.df));
     }
     let mut out = args.io.create_output()?;
     let mut progress = Progress::new(args.quiet, "documents weighted");

@@ -1,0 +1,146 @@
+//! The command line of sh-pairs: its flags, the manual page's description and its examples.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use sh_core::cli::IoArgs;
+
+use crate::emit::Format;
+
+const DESCRIPTION: &str = "\
+Finds every pair of records whose 64-bit fingerprints differ in at most K bits (Hamming \
+distance), without comparing all pairs.
+
+Input: one record per line, `[ID<TAB>]FINGERPRINT`, the fingerprint an unsigned 64-bit integer \
+in decimal or 0x hex (what sh-compute prints). Without ids a record is named by its 1-based \
+line number; a mix of lines with and without ids, or an empty id (a line that starts with a \
+TAB), is an error. Records with an empty fingerprint (`ID<TAB>`, a blank line) are skipped.
+
+Output: `ID_A<TAB>ID_B<TAB>DISTANCE` for every unordered pair of distinct records within K \
+bits, exactly once, identical fingerprints included (distance 0). A comes before B in the \
+input, and lines are sorted by the input positions of A, then B. The output does not depend \
+on --blocks, --threads or the machine.
+
+Method (Manku, Jain and Das Sarma, WWW 2007): the 64 bits are cut into B blocks (block 1 the \
+most significant; boundaries at floor(i*64/B) from bit 0, as in the seomoz tools). Two \
+fingerprints within K bits agree exactly on at least B-K blocks, so for each of the C(B, K) \
+tables (choices of B-K blocks) the distinct fingerprints are grouped by those blocks' bits and \
+only fingerprints of one group are compared. Tables are walked in lexicographic order as a \
+tree, so tables that share leading blocks share their work. A pair is reported only by the \
+first table whose blocks it agrees on, which the XOR of the two fingerprints alone decides: no \
+pair is found twice and nothing is de-duplicated afterwards. Records that share a fingerprint \
+are searched once and expanded into pairs while writing, so their pairs stream out in bounded \
+memory.
+
+Choosing B: few blocks mean few tables but large groups; many blocks mean small groups but \
+many tables. Without --blocks, B is the value in K+1..64 with the least expected work for the \
+number of distinct fingerprints n, assuming they spread uniformly: the tree's splitting work, \
+the sum over depths d of C(K+d, d) * (K+1) * n * min(1, n / 2^(d*64/B)), plus half a unit \
+per comparison, C(B, K) * n^2/2 / 2^((B-K)*64/B). --stats shows the B chosen.
+
+Memory: about 20 bytes per record and 16 more per distinct fingerprint while searching (the \
+ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
+held to write the output in order. If those do not fit, sh-pairs stops with an error rather \
+than writing part of the output; --sparse needs the same memory for the search but writes \
+far fewer lines.
+
+Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
+for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
+source) or through sort(1). Both steps need --blocks and the same -b and -k. The map reads the \
+records as above and writes, for each record and each of the C(B, K) tables, one line \
+`KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: KEY is the table's number (tables in lexicographic \
+order of their blocks, from 0) in lowercase hex zero-padded to the width of C(B, K)-1, followed \
+by the fingerprint's bits in that table's blocks, most significant first, in lowercase hex \
+zero-padded to ceil(bits/4) digits; FINGERPRINT is 16 lowercase hex digits; LINE is the \
+record's line number in the whole input; ID is there when the record has one. With --numbered \
+the map's input lines start with that line number, `LINE<TAB>[ID<TAB>]FINGERPRINT`, for input \
+cut into parts (Spark's zipWithIndex gives it); without, lines are numbered from 1. The reduce \
+reads map lines sorted by KEY as plain bytes (`LC_ALL=C sort`, Spark's \
+repartitionAndSortWithinPartitions), holds one group of equal keys at a time (its memory is \
+that of the largest group), and writes `ID_A<TAB>ID_B<TAB>DISTANCE` for the pairs that the \
+group's table reports by the first-table rule; with --numbered, each pair starts with the line \
+numbers of A and B, `LINE_A<TAB>LINE_B<TAB>ID_A<TAB>ID_B<TAB>DISTANCE`, so that sorting by them \
+gives exactly the order of sh-pairs without --map. Every pair comes out of exactly one group, \
+however the sorted lines are cut into reduce tasks at key boundaries; A is the record with the \
+smaller line number, and records without ids are named by it. --sparse works in the reduce \
+too. The reduce checks that keys come in order, that each key's table exists for -b and -k and \
+that each fingerprint has the key's bits; that the ids are used throughout is checked within \
+each task only.";
+
+/// The flags of sh-pairs.
+#[derive(Debug, Parser)]
+#[command(
+    name = "sh-pairs",
+    version,
+    about = "Find all pairs of fingerprints within K bits of each other"
+)]
+#[command(long_about = DESCRIPTION)]
+pub struct Args {
+    #[command(flatten)]
+    pub io: IoArgs,
+
+    /// Report pairs whose fingerprints differ in at most K bits (6 with 2-token shingles gave
+    /// the best precision and recall in our evaluation; use less for billions of documents)
+    #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
+          default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=63))]
+    pub k: u32,
+
+    /// Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size
+    #[arg(short, long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub blocks: Option<u32>,
+
+    /// Search with N threads [default: all cores]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Report only pairs of an input record with a record of FILE (a new crawl against an
+    /// existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus
+    /// position. Each of the two inputs has ids, or line numbers, of its own
+    #[arg(long, value_name = "FILE", conflicts_with = "sparse")]
+    pub against: Option<PathBuf>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Tsv)]
+    pub format: Format,
+
+    /// For clustering at scale: write only enough pairs to connect the same clusters. Records
+    /// sharing a fingerprint give a chain (r1-r2, r2-r3, ...), and two near fingerprints give
+    /// one pair, their first records. sh-cluster finds the same clusters as from all pairs,
+    /// and the output grows linearly with the number of duplicates
+    #[arg(long)]
+    pub sparse: bool,
+
+    /// Print records, tables, candidates compared, pairs and time to stderr
+    #[arg(long)]
+    pub stats: bool,
+
+    /// No progress on stderr
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Map step: for each record and table, print KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]
+    /// (see Map/reduce above). Needs --blocks
+    #[arg(long, requires = "blocks",
+          conflicts_with_all = ["reduce", "against", "sparse", "format", "stats", "threads"])]
+    pub map: bool,
+
+    /// Reduce step: read map lines sorted by KEY, print the pairs each group's table reports.
+    /// Needs the --blocks and --distance of the map
+    #[arg(long, requires = "blocks", conflicts_with_all = ["against", "format", "stats", "threads"])]
+    pub reduce: bool,
+
+    /// With --map: input lines are LINE<TAB>[ID<TAB>]FINGERPRINT, LINE the line number in the
+    /// whole input. With --reduce: print LINE_A<TAB>LINE_B<TAB> before each pair
+    #[arg(long)]
+    pub numbered: bool,
+}
+
+/// The manual page's EXAMPLES: a command line and what it does.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("sh-pairs < fingerprints.txt", "All pairs of lines within 6 bits (the default), named by line number."),
+    ("sh-pairs -b 6 -k 3 < fingerprints.tsv | sh-cluster", "Clusters of records within 3 bits, with 6 blocks."),
+    ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
+    ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
+    ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
+    ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
+];

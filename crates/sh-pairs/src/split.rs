@@ -1,0 +1,223 @@
+//! Splitting a set of fingerprints by the bits of one block: sorting it by the block's value
+//! (a radix sort, on several threads for a large set) or grouping it with a hash table.
+
+/// Sets up to this size are split with a hash table rather than sorted.
+pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
+
+/// The groups of equal block value within a set, collected with a hash table.
+#[derive(Debug, Default)]
+pub(crate) struct Grouper {
+    /// Open addressing: the last member seen of each block value, or `NONE`.
+    slots: Vec<u32>,
+    /// The member seen before each member with the same block value, or `NONE`.
+    previous: Vec<u32>,
+    /// Members of the groups of two or more, group after group.
+    pub(crate) members: Vec<u64>,
+    pub(crate) groups: Vec<std::ops::Range<usize>>,
+    /// The slots of the groups of two or more, in the order their second member came.
+    shared: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Grouper {
+    /// Collects the groups of two or more in `set` by the bits under `mask`. Inlined into its
+    /// one caller, the search's hot loop: as a call of its own, where it lands in the binary
+    /// moved the search's time by 5-10% from build to build (BENCHMARKS.md).
+    #[inline]
+    pub(crate) fn group(&mut self, set: &[u64], mask: u64) {
+        let capacity = (set.len() * 2).next_power_of_two().max(16);
+        let bits = capacity.trailing_zeros();
+        self.slots.clear();
+        self.slots.resize(capacity, NONE);
+        // Every member's entry is written below, so stale entries need no clearing.
+        if self.previous.len() < set.len() {
+            self.previous.resize(set.len(), NONE);
+        }
+        self.members.clear();
+        self.groups.clear();
+        self.shared.clear();
+        for (i, &fp) in set.iter().enumerate() {
+            let key = fp & mask;
+            let mut slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+            loop {
+                let last = self.slots[slot];
+                if last == NONE {
+                    self.slots[slot] = i as u32;
+                    self.previous[i] = NONE;
+                    break;
+                }
+                if set[last as usize] & mask == key {
+                    if self.previous[last as usize] == NONE {
+                        self.shared.push(slot as u32); // the group's second member
+                    }
+                    self.previous[i] = last;
+                    self.slots[slot] = i as u32;
+                    break;
+                }
+                slot = (slot + 1) & (capacity - 1);
+            }
+        }
+        for &slot in &self.shared {
+            let start = self.members.len();
+            let mut member = self.slots[slot as usize];
+            while member != NONE {
+                self.members.push(set[member as usize]);
+                member = self.previous[member as usize];
+            }
+            self.groups.push(start..self.members.len());
+        }
+    }
+}
+
+/// Below this size a comparison sort beats a radix sort's fixed cost per digit.
+const RADIX_THRESHOLD: usize = 256;
+
+/// Orders `set` by the bits under `mask`: a radix sort on the block's value for large sets
+/// (digits that are equal throughout are skipped), a comparison sort for small ones.
+pub(crate) fn sort_by_block(set: &mut [u64], mask: u64) {
+    if set.len() >= RADIX_THRESHOLD {
+        let shift = mask.trailing_zeros();
+        radsort::sort_by_key(set, |fp| (fp & mask) >> shift);
+    } else {
+        set.sort_unstable_by_key(|fp| fp & mask);
+    }
+}
+
+/// Sets from this size are sorted on several threads when there are.
+const PARALLEL_SORT_FROM: usize = 1 << 18;
+
+/// At most this many bits of a block are dealt out in the parallel pass; the rest are sorted
+/// within each part.
+const PARTITION_BITS: u32 = 12;
+
+/// [`sort_by_block`] on `threads` threads for a large set. The counts of each value of the
+/// block's top bits are taken in parallel; the values are then cut into one run per thread,
+/// each owning the part of `scratch` its values fill, and every thread reads the whole set and
+/// copies out the fingerprints of its own values (so no two threads write the same part). Each
+/// thread then sorts its parts on the block's lower bits, if any, and copies them back.
+pub(crate) fn sort_by_block_on_threads(
+    set: &mut [u64],
+    mask: u64,
+    threads: usize,
+    scratch: &mut Vec<u64>,
+) {
+    let n = set.len();
+    if threads < 2 || n < PARALLEL_SORT_FROM {
+        sort_by_block(set, mask);
+        return;
+    }
+    let bits = mask.count_ones();
+    let shift = mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS);
+    let values = 1usize << bits.min(PARTITION_BITS);
+    let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
+
+    let chunk = n.div_ceil(threads);
+    let mut starts = vec![0usize; values + 1];
+    std::thread::scope(|scope| {
+        let counters: Vec<_> = set
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut counts = vec![0usize; values];
+                    for &fp in part {
+                        counts[value(fp)] += 1;
+                    }
+                    counts
+                })
+            })
+            .collect();
+        for counter in counters {
+            let counts = counter.join().expect("counting thread");
+            for (total, count) in starts[1..].iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+    });
+    for v in 1..=values {
+        starts[v] += starts[v - 1];
+    }
+    let runs = crate::index::bucket_runs(&starts, threads);
+
+    if scratch.len() < n {
+        scratch.resize(n, 0);
+    }
+    let source: &[u64] = set;
+    std::thread::scope(|scope| {
+        let mut rest = &mut scratch[..n];
+        for run in &runs {
+            let (base, end) = (starts[run.start], starts[run.end]);
+            let (own, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
+            rest = tail;
+            let (run, starts) = (run.clone(), &starts);
+            scope.spawn(move || {
+                let mut fill: Vec<usize> = starts[run.clone()].iter().map(|s| s - base).collect();
+                for &fp in source {
+                    let v = value(fp);
+                    if run.contains(&v) {
+                        let slot = &mut fill[v - run.start];
+                        own[*slot] = fp;
+                        *slot += 1;
+                    }
+                }
+                if bits > PARTITION_BITS {
+                    for v in run {
+                        sort_by_block(&mut own[starts[v] - base..starts[v + 1] - base], mask);
+                    }
+                }
+            });
+        }
+    });
+    std::thread::scope(|scope| {
+        let (mut to, mut from) = (&mut set[..], &scratch[..n]);
+        for run in &runs {
+            let len = starts[run.end] - starts[run.start];
+            let (to_run, to_rest) = std::mem::take(&mut to).split_at_mut(len);
+            let (from_run, from_rest) = from.split_at(len);
+            (to, from) = (to_rest, from_rest);
+            scope.spawn(move || to_run.copy_from_slice(from_run));
+        }
+    });
+}
+
+/// How many fingerprints at the start of `set` have the bits of the first under `mask`.
+pub(crate) fn run_length(set: &[u64], mask: u64) -> usize {
+    let value = set[0] & mask;
+    set.iter().take_while(|&&fp| fp & mask == value).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parallel_sort_groups_like_the_plain_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let set: Vec<u64> = (0..PARALLEL_SORT_FROM as u64 + 4321)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 5 == 0 {
+                    x & 0xffff
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let mut scratch = Vec::new();
+        // Blocks of 8 to 16 bits (one pass, or a pass and sorted parts), low, middle, high.
+        for mask in [0xffu64, 0xfff << 20, 0x1fff << 40, 0xffff << 48, 0xffff, 0x3ff << 54] {
+            for threads in [2, 3] {
+                let mut ours = set.clone();
+                sort_by_block_on_threads(&mut ours, mask, threads, &mut scratch);
+                let mut plain = set.clone();
+                sort_by_block(&mut plain, mask);
+                assert!(ours.windows(2).all(|w| w[0] & mask <= w[1] & mask), "{mask:x}");
+                ours.sort_unstable();
+                plain.sort_unstable();
+                assert_eq!(ours, plain, "the same fingerprints, {mask:x}");
+            }
+        }
+    }
+}
