@@ -5,7 +5,7 @@ in one run), and sh-df's peak memory over many distinct items with a small --cap
 import subprocess
 
 # sh-pairs' K in the recommended pipeline of README.md.
-RECOMMENDED_K = 8
+RECOMMENDED_K = 10
 
 # The recommended pipeline of README.md, stage for stage (the corpus replaces docs.tsv). Keep
 # the two in step: bench/run measures what the README tells users to run.

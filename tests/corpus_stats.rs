@@ -134,7 +134,17 @@ proptest! {
             .collect();
         let f = f64::from(fraction) / 10.0;
         let f_text = f.to_string();
-        for args in [vec![], vec!["--max-df", &f_text], vec!["--idf"], vec!["--idf", "--max-df", &f_text]] {
+        // Each rule with the fraction and floor that it means: --df alone is --max-df 0.02
+        // --df-floor 50, and the floor of 50 holds unless another is given.
+        let rules: [(Vec<&str>, f64, f64); 6] = [
+            (vec![], 0.02, 50.0),
+            (vec!["--max-df", &f_text], f, 50.0),
+            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0),
+            (vec!["--max-df", &f_text, "--df-floor", "2"], f, 2.0),
+            (vec!["--idf"], 1.0, 0.0),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0),
+        ];
+        for (args, max_df, floor) in rules {
             let mut full = vec!["--df", path_str(&table)];
             full.extend(args.iter().copied());
             let got = run("sh-weight", &full, docs.clone());
@@ -148,10 +158,9 @@ proptest! {
                 let (id_out, written) = line_out.split_once('\t').map_or((None, line_out), |(i, p)| (Some(i), p));
                 prop_assert_eq!(id_in, id_out);
                 let items: Vec<&str> = payload.split(' ').filter(|i| !i.is_empty()).collect();
-                let max_df = if args.contains(&"--max-df") { f } else if args.is_empty() { 0.05 } else { 1.0 };
                 let idf = args.contains(&"--idf");
                 let kept: Vec<&str> = items.iter().copied()
-                    .filter(|i| df[i] <= (max_df * documents).floor())
+                    .filter(|i| df[i] <= (max_df * documents).floor().max(floor))
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
                     .collect();
                 let written: Vec<&str> = written.split(' ').filter(|i| !i.is_empty()).collect();

@@ -24,6 +24,6 @@ sh-cluster --duplicates < "$work/pairs.tsv"
 # in common: the pairs are those of the plain pipeline at this K.)
 sh-tokenize --json --id-field id < "$here/docs.jsonl" | sh-shingle | sh-hash > "$work/hashes"
 sh-df < "$work/hashes" > "$work/df"
-sh-weight --df "$work/df" < "$work/hashes" | sh-compute | sh-pairs -k 8 > "$work/pairs-df.tsv"
-echo "== with corpus statistics (sh-df, sh-weight; K = 8): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
+sh-weight --df "$work/df" < "$work/hashes" | sh-compute | sh-pairs -k 10 > "$work/pairs-df.tsv"
+echo "== with corpus statistics (sh-df, sh-weight; K = 10): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
 sh-cluster < "$work/pairs-df.tsv"

@@ -14,10 +14,12 @@ use sh_core::{Error, Result};
 pub use weights::{Rule, Weights};
 
 /// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
-pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.05), floor: DEFAULT_FLOOR, idf: false };
+pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.02), floor: DEFAULT_FLOOR, idf: false };
 
-/// `--df-floor` when not given.
-pub const DEFAULT_FLOOR: u64 = 0;
+/// `--df-floor` when not given: an item in at most this many documents is never left out. The
+/// shared text of a large family of near duplicates must not go (a small corpus has few
+/// documents to make 2% of), while a site's template spans more pages than that.
+pub const DEFAULT_FLOOR: u64 = 50;
 
 const DESCRIPTION: &str = "\
 Applies corpus statistics to every document's items, between sh-hash and sh-compute: items \
@@ -30,11 +32,14 @@ items that the table of sh-df counted; an empty id (a line that starts with a TA
 Output: one line per input line, in order, ids kept.
 
 --max-df F leaves out every item found in more than the fraction F of the documents \
-(0 < F <= 1). --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = ln(N / df) (four \
+(0 < F <= 1), but never one found in at most --df-floor documents (default 50): so a small \
+corpus keeps the text that a family of near duplicates shares, while a site's navigation, in \
+more pages than that, goes. --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = ln(N / df) (four \
 decimals; multiplied by the item's own weight with --weighted), which sh-compute sums; an item \
 not in the table weighs as the table's rarest items, and an item whose weight rounds to 0 (one \
 in every document) is left out, as it would change nothing. The two combine. With neither, \
---df alone does what the evaluation found best: --max-df 0.05.
+--df alone does what the evaluation found best across web pages, documentation, licenses and \
+Chinese text (docs/QUALITY.md in the source): --max-df 0.02 with the floor of 50.
 
 A document whose every item would be left out keeps all its items, as they came: a page made \
 only of common text (navigation alone, an empty template) still gets the fingerprint of that \
@@ -94,7 +99,7 @@ fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "sh-df < hashes > df; sh-weight --df df < hashes | sh-compute > fingerprints",
-        "Fingerprints without the items that more than 5% of the documents share.",
+        "Fingerprints without the items that more than 2% of the documents (and 50) share.",
     ),
     (
         "sh-weight --df df --idf < hashes | sh-compute",
