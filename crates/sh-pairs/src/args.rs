@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 
-use crate::emit::Format;
+use crate::output::Format;
 
 const DESCRIPTION: &str = "\
 Finds every pair of records whose 64-bit fingerprints differ in at most K bits (Hamming \

@@ -11,15 +11,15 @@
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
 //! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
-//! | `emit.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
+//! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
 //! | `mapreduce.rs` | the map and reduce steps ([`MapReduce`]); its line format in `mapreduce/map_line.rs` |
 
 mod args;
 mod cost;
-mod emit;
 mod index;
 mod mapreduce;
+mod output;
 mod records;
 mod search;
 mod split;
@@ -33,9 +33,9 @@ use sh_core::{Error, RecordReader, Result};
 
 pub use args::{Args, EXAMPLES};
 pub use cost::{choose_blocks, expected_cost};
-pub use emit::{emit_pairs, Format, PairSink, PairWriter, Selection};
 pub use index::{GroupIndex, Index, Neighbours, RecordIndex};
 pub use mapreduce::MapReduce;
+pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
 pub use records::{
     read_records, read_records_after, IdsThroughout, RecordLine, RecordName, RecordNames, Records,
     MAX_RECORDS,

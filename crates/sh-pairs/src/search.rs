@@ -17,8 +17,8 @@ use std::io;
 
 use sh_core::{Error, Result};
 
-use crate::emit::Selection;
 use crate::index::{GroupIndex, Index};
+use crate::output::Selection;
 use crate::split::{
     run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
 };
