@@ -91,6 +91,17 @@ fn eight_digits(word: u64) -> u64 {
     (fours & 0xFFFF) * 10_000 + (fours >> 32)
 }
 
+/// The value of `text` if it is a canonical decimal u64: `0`, or a non-zero digit followed by
+/// digits, at most 2^64-1. Anything else (`007`, `+7`, `0x7`, `7 `, 2^64) is text.
+#[inline]
+pub fn canonical_u64(text: &[u8]) -> Option<u64> {
+    match text.first()? {
+        b'0' => (text.len() == 1).then_some(0),
+        b'1'..=b'9' => parse_u64(text).ok(),
+        _ => None,
+    }
+}
+
 /// The hash at the start of a payload, when it is plain decimal: the value of a run of 1 to 20
 /// digits that a space or the end follows, and the run's length. `None` for anything else (hex,
 /// junk, too many digits), which the caller hands to [`parse_u64`] as a whole item, for the
@@ -287,6 +298,30 @@ fn spell_eight(value: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_numbers() {
+        assert_eq!(canonical_u64(b"0"), Some(0));
+        assert_eq!(canonical_u64(b"7"), Some(7));
+        assert_eq!(canonical_u64(b"18446744073709551615"), Some(u64::MAX));
+        for text in [
+            &b""[..],
+            b"007",
+            b"00",
+            b"07",
+            b"+7",
+            b"-7",
+            b"0x7",
+            b"7 ",
+            b" 7",
+            b"7a",
+            b"1.0",
+            b"18446744073709551616",
+            b"99999999999999999999999",
+        ] {
+            assert_eq!(canonical_u64(text), None, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
     use proptest::prelude::*;
 
     #[test]

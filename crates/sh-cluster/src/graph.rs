@@ -13,7 +13,9 @@ use std::ops::Range;
 
 use sh_core::pairs::{Pair, PairId};
 
-use crate::ids::{canonical_u64, Interner, Names, TooManyIds};
+use sh_core::number::canonical_u64;
+
+use crate::ids::{Interner, Names, TooManyIds};
 use crate::union_find::UnionFind;
 
 /// Pairs per batch: their cache lines (a few per id) stay well inside L2 and the TLB.

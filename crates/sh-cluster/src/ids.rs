@@ -25,7 +25,6 @@ use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
-use sh_core::number::parse_u64;
 
 /// One id, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,17 +49,6 @@ pub const MAX_IDS: usize = u32::MAX as usize - 1;
 pub const DENSE_SLOTS_PER_ID: usize = 8;
 const DENSE_SLACK: usize = 1 << 16;
 const DENSE_FIRST: usize = 1 << 12;
-
-/// The value of `text` if it is a canonical decimal u64: `0`, or a non-zero digit followed by
-/// digits, at most 2^64-1. Anything else (`007`, `+7`, `0x7`, `7 `, 2^64) is text.
-#[inline]
-pub fn canonical_u64(text: &[u8]) -> Option<u64> {
-    match text.first()? {
-        b'0' => (text.len() == 1).then_some(0),
-        b'1'..=b'9' => parse_u64(text).ok(),
-        _ => None,
-    }
-}
 
 /// The ids seen so far, without the tables that find them: what printing needs.
 #[derive(Debug, Default)]
@@ -265,30 +253,6 @@ impl Interner {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn canonical_numbers() {
-        assert_eq!(canonical_u64(b"0"), Some(0));
-        assert_eq!(canonical_u64(b"7"), Some(7));
-        assert_eq!(canonical_u64(b"18446744073709551615"), Some(u64::MAX));
-        for text in [
-            &b""[..],
-            b"007",
-            b"00",
-            b"07",
-            b"+7",
-            b"-7",
-            b"0x7",
-            b"7 ",
-            b" 7",
-            b"7a",
-            b"1.0",
-            b"18446744073709551616",
-            b"99999999999999999999999",
-        ] {
-            assert_eq!(canonical_u64(text), None, "{:?}", String::from_utf8_lossy(text));
-        }
-    }
 
     #[test]
     fn seven_and_double_o_seven_are_different_ids() {

@@ -12,7 +12,7 @@ use std::hash::BuildHasher;
 
 use foldhash::fast::FixedState;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
-use sh_core::number::{leading_decimal, write_u64};
+use sh_core::number::{canonical_u64, write_u64};
 
 /// An item as looked up: a number, or text not in the arena.
 #[derive(Debug, Clone, Copy)]
@@ -25,11 +25,9 @@ enum Probe<'a> {
 impl<'a> Probe<'a> {
     #[inline]
     fn of(item: &'a [u8]) -> Probe<'a> {
-        match leading_decimal(item) {
-            Some((value, len)) if len == item.len() && (len == 1 || item[0] != b'0') => {
-                Probe::Number(value)
-            }
-            _ => Probe::Text(item),
+        match canonical_u64(item) {
+            Some(value) => Probe::Number(value),
+            None => Probe::Text(item),
         }
     }
 
