@@ -170,7 +170,7 @@ impl Interner {
     /// The node of the id spelled `text`: a number if it is a canonical decimal u64.
     #[cfg(test)]
     pub fn intern(&mut self, text: &[u8]) -> Result<u32, TooManyIds> {
-        match canonical_u64(text) {
+        match sh_core::number::canonical_u64(text) {
             Some(value) => self.intern_number(value),
             None => self.intern_text(text),
         }
