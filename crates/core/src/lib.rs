@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod fingerprint;
 pub mod io;
 pub mod number;
 pub mod pairs;
