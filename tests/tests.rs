@@ -14,3 +14,4 @@ mod pipeline;
 mod score;
 mod shingle;
 mod tokenize;
+mod wide;
