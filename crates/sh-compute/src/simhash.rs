@@ -5,18 +5,27 @@
 use crate::weight::Weight;
 use crate::widen::widen;
 
-/// Bit-sliced counters hold this many unweighted items before they are added up per bit.
-const PLANES: usize = 8;
-const PLANE_CAPACITY: u32 = (1 << PLANES) - 1;
+/// Unweighted items are counted in batches of this many: a tree of carry-save adders turns a
+/// batch into a 5-bit count per bit, added to the bit-sliced counters at once.
+const BATCH: usize = 16;
+/// Bit-sliced counters of this many bits per bit of the fingerprint ...
+const PLANES: usize = 12;
+/// ... hold this many batches (255 x 16 = 4080 items, below 2^12) before they are added up.
+const BATCHES_PER_FLUSH: u32 = 255;
 
 /// Accumulates one document's items for a fingerprint of `WORDS` 64-bit words (1, 2 or 4);
 /// reused from document to document.
 #[derive(Debug, Clone)]
 pub struct Simhash<const WORDS: usize = 1> {
-    /// Plane p holds bit p of a per-bit count of the items added since the last flush, so one
-    /// item costs a short carry chain instead of 64 separate additions per word.
+    /// The words of the unweighted items of the current batch; `in_batch` of them are set.
+    batch: [[u64; WORDS]; BATCH],
+    in_batch: usize,
+    /// Plane p holds bit p of a per-bit count of the items of the batches since the last flush.
+    /// A batch costs about 5 logical operations per item and word (the adder tree) and one
+    /// ripple-carry addition of its count, where a carry chain per item through planes whose 64
+    /// lanes never carry in step would run nearly every plane every time.
     planes: [[u64; WORDS]; PLANES],
-    in_planes: u32,
+    batches_in_planes: u32,
     ones: [[u64; 64]; WORDS],
     unweighted: u64,
     weighted: Option<WeightedSums<WORDS>>,
@@ -47,8 +56,10 @@ const RESCALE: f64 = f64::from_bits((1023 - 64) << 52);
 impl<const WORDS: usize> Default for Simhash<WORDS> {
     fn default() -> Self {
         Simhash {
+            batch: [[0; WORDS]; BATCH],
+            in_batch: 0,
             planes: [[0; WORDS]; PLANES],
-            in_planes: 0,
+            batches_in_planes: 0,
             ones: [[0; 64]; WORDS],
             unweighted: 0,
             weighted: None,
@@ -71,8 +82,9 @@ impl Simhash {
 impl<const WORDS: usize> Simhash<WORDS> {
     /// Forgets every item, ready for the next document.
     pub fn clear(&mut self) {
+        self.in_batch = 0;
         self.planes = [[0; WORDS]; PLANES];
-        self.in_planes = 0;
+        self.batches_in_planes = 0;
         self.ones = [[0; 64]; WORDS];
         self.unweighted = 0;
         self.weighted = None;
@@ -81,22 +93,37 @@ impl<const WORDS: usize> Simhash<WORDS> {
     /// Adds an item of weight 1.
     #[inline]
     pub fn add(&mut self, hash: u64) {
-        let mut carry = widen::<WORDS>(hash);
-        for plane in &mut self.planes {
-            let mut carried = 0;
-            for (counter, carry) in plane.iter_mut().zip(&mut carry) {
-                let next = *counter & *carry;
-                *counter ^= *carry;
-                *carry = next;
-                carried |= next;
-            }
-            if carried == 0 {
-                break;
+        self.batch[self.in_batch] = widen::<WORDS>(hash);
+        self.in_batch += 1;
+        self.unweighted += 1;
+        if self.in_batch == BATCH {
+            self.count_batch();
+        }
+    }
+
+    /// Adds the batch's per-bit counts to the planes and empties it; slots beyond `in_batch`
+    /// are taken as 0 (they add nothing: only set bits are counted).
+    fn count_batch(&mut self) {
+        self.batch[self.in_batch..].iter_mut().for_each(|words| *words = [0; WORDS]);
+        for w in 0..WORDS {
+            let x: [u64; BATCH] = std::array::from_fn(|i| self.batch[i][w]);
+            let count = count_sixteen(&x);
+            // Ripple-carry addition of the 5-bit count to the counter of PLANES bits.
+            let mut carry = 0;
+            for (p, plane) in self.planes.iter_mut().enumerate() {
+                let term = count.get(p).copied().unwrap_or(0);
+                let counter = plane[w];
+                let partial = counter ^ term;
+                plane[w] = partial ^ carry;
+                carry = (counter & term) | (partial & carry);
+                if p >= count.len() && carry == 0 {
+                    break;
+                }
             }
         }
-        self.unweighted += 1;
-        self.in_planes += 1;
-        if self.in_planes == PLANE_CAPACITY {
+        self.in_batch = 0;
+        self.batches_in_planes += 1;
+        if self.batches_in_planes == BATCHES_PER_FLUSH {
             self.flush_planes();
         }
     }
@@ -155,7 +182,7 @@ impl<const WORDS: usize> Simhash<WORDS> {
                 *counter = 0;
             }
         }
-        self.in_planes = 0;
+        self.batches_in_planes = 0;
     }
 
     /// True when no item was added since the last clear.
@@ -168,6 +195,9 @@ impl<const WORDS: usize> Simhash<WORDS> {
     pub fn fingerprint_words(&mut self) -> Option<[u64; WORDS]> {
         if self.is_empty() {
             return None;
+        }
+        if self.in_batch > 0 {
+            self.count_batch();
         }
         self.flush_planes();
         let n = self.unweighted as i128;
@@ -185,6 +215,38 @@ impl<const WORDS: usize> Simhash<WORDS> {
         }
         Some(fingerprint)
     }
+}
+
+/// A carry-save adder: the sum of three bit vectors, per bit, as (twos, ones).
+#[inline]
+fn add_three(a: u64, b: u64, c: u64) -> (u64, u64) {
+    let partial = a ^ b;
+    ((a & b) | (partial & c), partial ^ c)
+}
+
+/// The per-bit count (0 to 16) of sixteen bit vectors, bit-sliced: planes of weight 1, 2, 4, 8
+/// and 16 (the Harley-Seal tree of carry-save adders).
+#[inline]
+fn count_sixteen(x: &[u64; BATCH]) -> [u64; 5] {
+    let (mut ones, mut twos, mut fours, mut eights) = (0, 0, 0, 0);
+    let mut eights_of_half = [0; 2];
+    for (half, x) in eights_of_half.iter_mut().zip(x.chunks_exact(8)) {
+        let mut fours_of_quarter = [0; 2];
+        for (quarter, x) in fours_of_quarter.iter_mut().zip(x.chunks_exact(4)) {
+            let (twos_a, o) = add_three(ones, x[0], x[1]);
+            let (twos_b, o) = add_three(o, x[2], x[3]);
+            ones = o;
+            let (f, t) = add_three(twos, twos_a, twos_b);
+            twos = t;
+            *quarter = f;
+        }
+        let (e, f) = add_three(fours, fours_of_quarter[0], fours_of_quarter[1]);
+        fours = f;
+        *half = e;
+    }
+    let (sixteens, e) = add_three(eights, eights_of_half[0], eights_of_half[1]);
+    eights = e;
+    [ones, twos, fours, eights, sixteens]
 }
 
 impl<const WORDS: usize> WeightedSums<WORDS> {
@@ -320,6 +382,30 @@ mod tests {
             *word = oracle(&column)?;
         }
         Some(words)
+    }
+
+    #[test]
+    fn counts_cross_many_batches_and_flushes() {
+        // 9,001 items: more than two flushes of the planes (4,080 items each) and a last
+        // batch of one item.
+        let mut state = 7u64;
+        let hashes: Vec<u64> = (0..9001)
+            .map(|_| {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                state ^ state >> 29
+            })
+            .collect();
+        let items: Vec<(u64, f64)> = hashes.iter().map(|&h| (h, 1.0)).collect();
+        let mut s = Simhash::<4>::default();
+        hashes.iter().for_each(|&h| s.add(h));
+        assert_eq!(s.fingerprint_words(), wide_oracle::<4>(&items));
+        assert_eq!(unweighted(&hashes), oracle(&items));
+        // 5,000 against 5,000: a tie wherever the two disagree, on every word.
+        let (a, b) = (widen::<4>(1), widen::<4>(2));
+        let mut s = Simhash::<4>::default();
+        (0..5000).for_each(|_| s.add(1));
+        (0..5000).for_each(|_| s.add(2));
+        assert_eq!(s.fingerprint_words(), Some(std::array::from_fn(|w| a[w] & b[w])));
     }
 
     #[test]
