@@ -88,6 +88,16 @@ def main():
     d = [min(word_distances(fp[a], fp[b])) for a, b in unrelated]
     print(f"| unrelated | {statistics.mean(d):.1f} | {pct(d, 95)} | {pct(d, 99)} | {min(d)} |")
 
+    print("\n256 bits, the mean distance of each word (word 0 is the 64-bit fingerprint):\n")
+    print("| pairs | word 0 | word 1 | word 2 | word 3 |")
+    print("|---|---|---|---|---|")
+    groups = [(f"copies {rate:.0%}", [(b, f"{copy_tag(rate)}{b[1:]}") for b in bases])
+              for rate in RATES]
+    for label, pairs in groups + [("unrelated", unrelated)]:
+        per_word = [word_distances(fp[a], fp[b]) for a, b in pairs]
+        means = [statistics.mean(d[w] for d in per_word) for w in range(4)]
+        print(f"| {label} | " + " | ".join(f"{m:.2f}" for m in means) + " |")
+
 
 def corpus(rng, count):
     """Base documents b0..bN and their copies c2_0.., c5_0.. as (name, words)."""
