@@ -22,6 +22,7 @@ pub use simhash::Simhash;
 pub use weight::Weight;
 pub use widen::widen;
 
+/// Runs the command: one fingerprint of `--bits` bits per input line.
 pub fn run(args: Args) -> Result<()> {
     match args.bits {
         Width::Bits64 => compute::<1>(&args),
