@@ -23,7 +23,7 @@ _sh__compute() {
 
     case "${cmd}" in
         sh__compute)
-            opts="-i -o -q -h -V --input --output --quiet --help --version"
+            opts="-i -o -q -h -V --input --output --bits --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,10 @@ _sh__compute() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bits)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

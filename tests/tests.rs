@@ -16,3 +16,4 @@ mod pipeline;
 mod score;
 mod shingle;
 mod tokenize;
+mod wide;

@@ -19,6 +19,7 @@
 pub mod cli;
 pub mod closed_streams;
 mod error;
+pub mod fingerprint;
 mod io;
 pub mod json;
 pub mod number;

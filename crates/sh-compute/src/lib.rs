@@ -1,66 +1,41 @@
-//! sh-compute: a document's hashes to its 64-bit simhash fingerprint.
+//! sh-compute: a document's hashes to its simhash fingerprint of 64, 128 or 256 bits.
+//!
+//! - `args.rs`: the flags and the help text.
+//! - `simhash.rs`: the bit-sliced per-bit counts of one document, for any number of words.
+//! - `widen.rs`: the extra words of an item for a wide fingerprint, derived from its hash.
+//! - `weight.rs`: item weights, summed exactly where their decimals allow.
 
+mod args;
 mod simhash;
 mod weight;
+mod widen;
 
 use std::io::Write;
 
-use clap::Parser;
-use sh_core::cli::IoArgs;
-use sh_core::number::{leading_decimal, parse_u64, split_weight, write_u64, WEIGHT_ERROR};
+use sh_core::fingerprint::{Fingerprint, Width};
+use sh_core::number::{leading_decimal, parse_u64, split_weight, WEIGHT_ERROR};
 use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
+pub use args::{Args, EXAMPLES};
 pub use simhash::Simhash;
 pub use weight::Weight;
+pub use widen::widen;
 
-const DESCRIPTION: &str = "\
-Computes one simhash fingerprint (Charikar) per line from the line's 64-bit hashes.
-
-Input: one record per line, `[ID<TAB>]HASH HASH …`: unsigned 64-bit integers in decimal or \
-`0x` hex, separated by spaces; an item may carry a weight as `HASH:WEIGHT` (WEIGHT a finite \
-decimal number; items without one weigh 1). An id, everything before the first TAB, is copied \
-through byte for byte; an empty id (a line that starts with a TAB) is an error. Output: one line per input line, in order: `[ID<TAB>]FINGERPRINT` in \
-decimal. A line with no hashes gives an empty line (or `ID<TAB>`), never a made-up value.
-
-For each bit i (bit 0 the least significant), every item adds its weight when its hash has bit \
-i set and subtracts it otherwise; bit i of the fingerprint is 1 when the sum is above 0 (a tie \
-gives 0). Every occurrence counts, so a repeated item weighs more. Weights with at most 18 \
-decimal places and magnitude below 10^18 are summed exactly (so 0.1 + 0.2 against 0.3 is a \
-tie); larger or finer weights are summed in double precision.
-
-A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that names the line.";
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "sh-compute",
-    version,
-    about = "Compute a simhash fingerprint from each line's hashes"
-)]
-#[command(long_about = DESCRIPTION)]
-pub struct Args {
-    #[command(flatten)]
-    pub io: IoArgs,
-
-    /// Show no progress on standard error (this command shows none; every command takes
-    /// --quiet, so that scripts can pass it to all)
-    #[arg(short, long)]
-    pub quiet: bool,
+/// Runs the command: one fingerprint of `--bits` bits per input line.
+pub fn run(args: Args) -> Result<()> {
+    match args.bits {
+        Width::Bits64 => compute::<1>(&args),
+        Width::Bits128 => compute::<2>(&args),
+        Width::Bits256 => compute::<4>(&args),
+    }
 }
 
-pub const EXAMPLES: &[(&str, &str)] = &[
-    (
-        "sh-tokenize < docs.txt | sh-shingle | sh-hash | sh-compute > fingerprints.txt",
-        "One fingerprint per document, line for line.",
-    ),
-    ("echo '43981 48350 52719' | sh-compute", "Prints 44495."),
-    ("echo 'doc7\t1:2.0 2:1.0' | sh-compute", "Weighted items; prints doc7, a TAB and 1."),
-];
-
-pub fn run(args: Args) -> Result<()> {
+/// Reads every record and writes its fingerprint of `WORDS` words.
+fn compute<const WORDS: usize>(args: &Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
-    let mut simhash = Simhash::new();
+    let mut simhash = Simhash::<WORDS>::default();
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
         simhash.clear();
@@ -75,8 +50,9 @@ pub fn run(args: Args) -> Result<()> {
                 .map_err(|(what, item)| Error::input(line, what, item))?;
         }
         write_id(&mut out, id).map_err(Error::writing)?;
-        if let Some(fingerprint) = simhash.fingerprint() {
-            write_u64(&mut out, fingerprint).map_err(Error::writing)?;
+        if let Some(words) = simhash.fingerprint_words() {
+            let fingerprint = Fingerprint::from_words(&words).expect("1, 2 or 4 words");
+            fingerprint.write_to(&mut out).map_err(Error::writing)?;
         }
         out.write_all(b"\n").map_err(Error::writing)?;
     }
@@ -86,8 +62,8 @@ pub fn run(args: Args) -> Result<()> {
 /// Adds every item of a payload without weights: the items of [`items`], each read with
 /// [`leading_decimal`] when it is plain decimal and with `parse_u64` otherwise; on bad input,
 /// what is wrong and the offending item.
-fn add_plain_items<'a>(
-    simhash: &mut Simhash,
+fn add_plain_items<'a, const WORDS: usize>(
+    simhash: &mut Simhash<WORDS>,
     payload: &'a [u8],
 ) -> std::result::Result<(), (String, &'a [u8])> {
     let mut rest = payload;
@@ -109,7 +85,10 @@ fn add_plain_items<'a>(
 }
 
 /// Adds `HASH` or `HASH:WEIGHT`; the error is what is wrong with it.
-fn add_item(simhash: &mut Simhash, item: &[u8]) -> std::result::Result<(), String> {
+fn add_item<const WORDS: usize>(
+    simhash: &mut Simhash<WORDS>,
+    item: &[u8],
+) -> std::result::Result<(), String> {
     match split_weight(item) {
         None => simhash.add(parse_u64(item).map_err(|e| e.to_string())?),
         Some((hash, weight)) => {

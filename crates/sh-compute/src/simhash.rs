@@ -1,34 +1,46 @@
 //! The simhash of a multiset of 64-bit hashes: bit i is set when the items with bit i set
-//! outweigh those without it. Ties give 0.
+//! outweigh those without it. Ties give 0. A fingerprint of `WORDS` words (64, 128 or 256 bits)
+//! counts each item's words from [`widen`], the first of which is its hash.
 
 use crate::weight::Weight;
+use crate::widen::widen;
 
-/// Bit-sliced counters hold this many unweighted items before they are added up per bit.
-const PLANES: usize = 8;
-const PLANE_CAPACITY: u32 = (1 << PLANES) - 1;
+/// Unweighted items are counted in batches of this many: a tree of carry-save adders turns a
+/// batch into a 5-bit count per bit, added to the bit-sliced counters at once.
+const BATCH: usize = 16;
+/// Bit-sliced counters of this many bits per bit of the fingerprint ...
+const PLANES: usize = 12;
+/// ... hold this many batches (255 x 16 = 4080 items, below 2^12) before they are added up.
+const BATCHES_PER_FLUSH: u32 = 255;
 
-/// Accumulates one document's items; reused from document to document.
+/// Accumulates one document's items for a fingerprint of `WORDS` 64-bit words (1, 2 or 4);
+/// reused from document to document.
 #[derive(Debug, Clone)]
-pub struct Simhash {
-    /// Plane p holds bit p of a per-bit count of the items added since the last flush, so one
-    /// item costs a short carry chain instead of 64 separate additions.
-    planes: [u64; PLANES],
-    in_planes: u32,
-    ones: [u64; 64],
+pub struct Simhash<const WORDS: usize = 1> {
+    /// The words of the unweighted items of the current batch; `in_batch` of them are set.
+    batch: [[u64; WORDS]; BATCH],
+    in_batch: usize,
+    /// Plane p holds bit p of a per-bit count of the items of the batches since the last flush.
+    /// A batch costs about 5 logical operations per item and word (the adder tree) and one
+    /// ripple-carry addition of its count, where a carry chain per item through planes whose 64
+    /// lanes never carry in step would run nearly every plane every time.
+    planes: [[u64; WORDS]; PLANES],
+    batches_in_planes: u32,
+    ones: [[u64; 64]; WORDS],
     unweighted: u64,
-    weighted: Option<WeightedSums>,
+    weighted: Option<WeightedSums<WORDS>>,
 }
 
 /// Signed per-bit sums of weighted items: exact in fixed point while every weight and sum fits,
 /// and in floating point always, for when they do not.
 #[derive(Debug, Clone)]
-struct WeightedSums {
-    exact: Option<[i128; 64]>,
+struct WeightedSums<const WORDS: usize> {
+    exact: Option<[[i128; 64]; WORDS]>,
     /// The sums times `unit`, a power of two that is 1 until the weights come near the largest
     /// double: then every sum is scaled down by 2^-64 (exactly), so that no sum ever becomes
     /// infinite. (An infinite sum would stay so whatever came after, making the bit depend on
     /// the order of the items; two opposite infinities would give NaN.)
-    approx: [f64; 64],
+    approx: [[f64; 64]; WORDS],
     unit: f64,
     /// At least the magnitude of every sum in `approx`.
     bound: f64,
@@ -41,86 +53,136 @@ const APPROX_LIMIT: f64 = 1e300;
 /// 2^-64, the factor by which every sum is scaled down when one could reach `APPROX_LIMIT`.
 const RESCALE: f64 = f64::from_bits((1023 - 64) << 52);
 
-impl Default for Simhash {
+impl<const WORDS: usize> Default for Simhash<WORDS> {
     fn default() -> Self {
-        Simhash { planes: [0; PLANES], in_planes: 0, ones: [0; 64], unweighted: 0, weighted: None }
+        Simhash {
+            batch: [[0; WORDS]; BATCH],
+            in_batch: 0,
+            planes: [[0; WORDS]; PLANES],
+            batches_in_planes: 0,
+            ones: [[0; 64]; WORDS],
+            unweighted: 0,
+            weighted: None,
+        }
     }
 }
 
 impl Simhash {
+    /// An empty accumulator for 64-bit fingerprints.
     pub fn new() -> Simhash {
         Simhash::default()
     }
 
+    /// The 64-bit fingerprint of the items added so far, or `None` when there are none.
+    pub fn fingerprint(&mut self) -> Option<u64> {
+        self.fingerprint_words().map(|[word]| word)
+    }
+}
+
+impl<const WORDS: usize> Simhash<WORDS> {
     /// Forgets every item, ready for the next document.
     pub fn clear(&mut self) {
-        *self = Simhash::default();
+        self.in_batch = 0;
+        self.planes = [[0; WORDS]; PLANES];
+        self.batches_in_planes = 0;
+        self.ones = [[0; 64]; WORDS];
+        self.unweighted = 0;
+        self.weighted = None;
     }
 
     /// Adds an item of weight 1.
     #[inline]
     pub fn add(&mut self, hash: u64) {
-        let mut carry = hash;
-        for plane in &mut self.planes {
-            let next = *plane & carry;
-            *plane ^= carry;
-            carry = next;
-            if carry == 0 {
-                break;
+        self.batch[self.in_batch] = widen::<WORDS>(hash);
+        self.in_batch += 1;
+        self.unweighted += 1;
+        if self.in_batch == BATCH {
+            self.count_batch();
+        }
+    }
+
+    /// Adds the batch's per-bit counts to the planes and empties it; slots beyond `in_batch`
+    /// are taken as 0 (they add nothing: only set bits are counted).
+    fn count_batch(&mut self) {
+        self.batch[self.in_batch..].iter_mut().for_each(|words| *words = [0; WORDS]);
+        for w in 0..WORDS {
+            let x: [u64; BATCH] = std::array::from_fn(|i| self.batch[i][w]);
+            let count = count_sixteen(&x);
+            // Ripple-carry addition of the 5-bit count to the counter of PLANES bits.
+            let mut carry = 0;
+            for (p, plane) in self.planes.iter_mut().enumerate() {
+                let term = count.get(p).copied().unwrap_or(0);
+                let counter = plane[w];
+                let partial = counter ^ term;
+                plane[w] = partial ^ carry;
+                carry = (counter & term) | (partial & carry);
+                if p >= count.len() && carry == 0 {
+                    break;
+                }
             }
         }
-        self.unweighted += 1;
-        self.in_planes += 1;
-        if self.in_planes == PLANE_CAPACITY {
+        self.in_batch = 0;
+        self.batches_in_planes += 1;
+        if self.batches_in_planes == BATCHES_PER_FLUSH {
             self.flush_planes();
         }
     }
 
     /// Adds an item with its own weight.
     pub fn add_weighted(&mut self, hash: u64, weight: Weight) {
+        let words = widen::<WORDS>(hash);
         let sums = self.weighted.get_or_insert_with(WeightedSums::zero);
         let mut approx = weight.approx * sums.unit;
         while sums.bound + approx.abs() > APPROX_LIMIT {
-            sums.approx.iter_mut().for_each(|sum| *sum *= RESCALE);
+            sums.approx.iter_mut().flatten().for_each(|sum| *sum *= RESCALE);
             sums.unit *= RESCALE;
             sums.bound *= RESCALE;
             approx *= RESCALE;
         }
         sums.bound += approx.abs();
-        for (bit, sum) in sums.approx.iter_mut().enumerate() {
-            if hash >> bit & 1 == 1 {
-                *sum += approx;
-            } else {
-                *sum -= approx;
+        for (sums, word) in sums.approx.iter_mut().zip(words) {
+            for (bit, sum) in sums.iter_mut().enumerate() {
+                if word >> bit & 1 == 1 {
+                    *sum += approx;
+                } else {
+                    *sum -= approx;
+                }
             }
         }
-        sums.exact = match (sums.exact, weight.exact) {
-            (Some(mut exact), Some(w)) => {
+        let fits = match (&mut sums.exact, weight.exact) {
+            (Some(exact), Some(w)) => {
                 let mut fits = true;
-                for (bit, sum) in exact.iter_mut().enumerate() {
-                    let term = if hash >> bit & 1 == 1 { Some(w) } else { w.checked_neg() };
-                    match term.and_then(|t| sum.checked_add(t)) {
-                        Some(s) => *sum = s,
-                        None => fits = false,
+                for (sums, word) in exact.iter_mut().zip(words) {
+                    for (bit, sum) in sums.iter_mut().enumerate() {
+                        let term = if word >> bit & 1 == 1 { Some(w) } else { w.checked_neg() };
+                        match term.and_then(|t| sum.checked_add(t)) {
+                            Some(s) => *sum = s,
+                            None => fits = false,
+                        }
                     }
                 }
-                fits.then_some(exact)
+                fits
             }
-            _ => None,
+            _ => false,
         };
+        if !fits {
+            sums.exact = None;
+        }
     }
 
     fn flush_planes(&mut self) {
         for (p, plane) in self.planes.iter_mut().enumerate() {
-            let mut bits = *plane;
-            while bits != 0 {
-                let bit = bits.trailing_zeros() as usize;
-                self.ones[bit] += 1 << p;
-                bits &= bits - 1;
+            for (ones, counter) in self.ones.iter_mut().zip(plane.iter_mut()) {
+                let mut bits = *counter;
+                while bits != 0 {
+                    let bit = bits.trailing_zeros() as usize;
+                    ones[bit] += 1 << p;
+                    bits &= bits - 1;
+                }
+                *counter = 0;
             }
-            *plane = 0;
         }
-        self.in_planes = 0;
+        self.batches_in_planes = 0;
     }
 
     /// True when no item was added since the last clear.
@@ -128,40 +190,84 @@ impl Simhash {
         self.unweighted == 0 && self.weighted.is_none()
     }
 
-    /// The fingerprint of the items added so far, or `None` when there are none.
-    pub fn fingerprint(&mut self) -> Option<u64> {
+    /// The fingerprint of the items added so far, word 0 (the 64-bit fingerprint) first, or
+    /// `None` when there are none.
+    pub fn fingerprint_words(&mut self) -> Option<[u64; WORDS]> {
         if self.is_empty() {
             return None;
         }
+        if self.in_batch > 0 {
+            self.count_batch();
+        }
         self.flush_planes();
         let n = self.unweighted as i128;
-        // Per bit, unweighted items contribute (ones - zeros) = 2 * ones - n.
-        let balance = |bit: usize| 2 * self.ones[bit] as i128 - n;
-        let mut fingerprint = 0u64;
-        for bit in 0..64 {
-            let positive = match &self.weighted {
-                None => balance(bit) > 0,
-                Some(sums) => sums.is_positive(bit, balance(bit)),
-            };
-            fingerprint |= u64::from(positive) << bit;
+        let mut fingerprint = [0u64; WORDS];
+        for (w, word) in fingerprint.iter_mut().enumerate() {
+            // Per bit, unweighted items contribute (ones - zeros) = 2 * ones - n.
+            let balance = |bit: usize| 2 * self.ones[w][bit] as i128 - n;
+            for bit in 0..64 {
+                let positive = match &self.weighted {
+                    None => balance(bit) > 0,
+                    Some(sums) => sums.is_positive(w, bit, balance(bit)),
+                };
+                *word |= u64::from(positive) << bit;
+            }
         }
         Some(fingerprint)
     }
 }
 
-impl WeightedSums {
-    fn zero() -> WeightedSums {
-        WeightedSums { exact: Some([0; 64]), approx: [0.0; 64], unit: 1.0, bound: 0.0 }
+/// A carry-save adder: the sum of three bit vectors, per bit, as (twos, ones).
+#[inline]
+fn add_three(a: u64, b: u64, c: u64) -> (u64, u64) {
+    let partial = a ^ b;
+    ((a & b) | (partial & c), partial ^ c)
+}
+
+/// The per-bit count (0 to 16) of sixteen bit vectors, bit-sliced: planes of weight 1, 2, 4, 8
+/// and 16 (the Harley-Seal tree of carry-save adders).
+#[inline]
+fn count_sixteen(x: &[u64; BATCH]) -> [u64; 5] {
+    let (mut ones, mut twos, mut fours, mut eights) = (0, 0, 0, 0);
+    let mut eights_of_half = [0; 2];
+    for (half, x) in eights_of_half.iter_mut().zip(x.chunks_exact(8)) {
+        let mut fours_of_quarter = [0; 2];
+        for (quarter, x) in fours_of_quarter.iter_mut().zip(x.chunks_exact(4)) {
+            let (twos_a, o) = add_three(ones, x[0], x[1]);
+            let (twos_b, o) = add_three(o, x[2], x[3]);
+            ones = o;
+            let (f, t) = add_three(twos, twos_a, twos_b);
+            twos = t;
+            *quarter = f;
+        }
+        let (e, f) = add_three(fours, fours_of_quarter[0], fours_of_quarter[1]);
+        fours = f;
+        *half = e;
+    }
+    let (sixteens, e) = add_three(eights, eights_of_half[0], eights_of_half[1]);
+    eights = e;
+    [ones, twos, fours, eights, sixteens]
+}
+
+impl<const WORDS: usize> WeightedSums<WORDS> {
+    fn zero() -> WeightedSums<WORDS> {
+        WeightedSums {
+            exact: Some([[0; 64]; WORDS]),
+            approx: [[0.0; 64]; WORDS],
+            unit: 1.0,
+            bound: 0.0,
+        }
     }
 
-    /// Whether bit `bit` comes out set, given the unweighted items' `balance` on it.
-    fn is_positive(&self, bit: usize, balance: i128) -> bool {
+    /// Whether bit `bit` of word `word` comes out set, given the unweighted items' `balance`
+    /// on it.
+    fn is_positive(&self, word: usize, bit: usize, balance: i128) -> bool {
         let exact = self.exact.as_ref().and_then(|exact| {
-            balance.checked_mul(Weight::SCALE).and_then(|b| b.checked_add(exact[bit]))
+            balance.checked_mul(Weight::SCALE).and_then(|b| b.checked_add(exact[word][bit]))
         });
         match exact {
             Some(sum) => sum > 0,
-            None => balance as f64 * self.unit + self.approx[bit] > 0.0,
+            None => balance as f64 * self.unit + self.approx[word][bit] > 0.0,
         }
     }
 }
@@ -266,6 +372,68 @@ mod tests {
         assert_eq!(s.fingerprint(), Some(6));
     }
 
+    /// The definition for `WORDS` words: each word of each item's [`widen`] counted as its
+    /// hash is for 64 bits.
+    fn wide_oracle<const WORDS: usize>(items: &[(u64, f64)]) -> Option<[u64; WORDS]> {
+        let mut words = [0; WORDS];
+        for (w, word) in words.iter_mut().enumerate() {
+            let column: Vec<(u64, f64)> =
+                items.iter().map(|&(h, weight)| (widen::<WORDS>(h)[w], weight)).collect();
+            *word = oracle(&column)?;
+        }
+        Some(words)
+    }
+
+    #[test]
+    fn counts_cross_many_batches_and_flushes() {
+        // 9,001 items: more than two flushes of the planes (4,080 items each) and a last
+        // batch of one item.
+        let mut state = 7u64;
+        let hashes: Vec<u64> = (0..9001)
+            .map(|_| {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                state ^ state >> 29
+            })
+            .collect();
+        let items: Vec<(u64, f64)> = hashes.iter().map(|&h| (h, 1.0)).collect();
+        let mut s = Simhash::<4>::default();
+        hashes.iter().for_each(|&h| s.add(h));
+        assert_eq!(s.fingerprint_words(), wide_oracle::<4>(&items));
+        assert_eq!(unweighted(&hashes), oracle(&items));
+        // 5,000 against 5,000: a tie wherever the two disagree, on every word.
+        let (a, b) = (widen::<4>(1), widen::<4>(2));
+        let mut s = Simhash::<4>::default();
+        (0..5000).for_each(|_| s.add(1));
+        (0..5000).for_each(|_| s.add(2));
+        assert_eq!(s.fingerprint_words(), Some(std::array::from_fn(|w| a[w] & b[w])));
+    }
+
+    #[test]
+    fn wide_empty_and_ties() {
+        let mut s = Simhash::<4>::default();
+        assert_eq!(s.fingerprint_words(), None);
+        s.add(7);
+        s.add(7);
+        assert_eq!(s.fingerprint_words(), Some(widen::<4>(7)), "one item: its own words");
+        s.clear();
+        s.add_weighted(7, Weight::parse(b"1").unwrap());
+        s.add_weighted(7, Weight::parse(b"-1").unwrap());
+        assert_eq!(s.fingerprint_words(), Some([0; 4]), "a tie on every bit gives 0");
+    }
+
+    #[test]
+    fn wide_counts_cross_the_plane_capacity() {
+        // 1000 of one item against 999 of another, then one more of the other: a tie.
+        let (a, b) = (0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210);
+        let mut s = Simhash::<2>::default();
+        (0..1000).for_each(|_| s.add(a));
+        (0..999).for_each(|_| s.add(b));
+        assert_eq!(s.fingerprint_words(), Some(widen::<2>(a)));
+        s.add(b);
+        let [wa, wb] = [widen::<2>(a), widen::<2>(b)];
+        assert_eq!(s.fingerprint_words(), Some([wa[0] & wb[0], wa[1] & wb[1]]));
+    }
+
     proptest! {
         #[test]
         fn unweighted_matches_the_definition(hashes in proptest::collection::vec(any::<u64>(), 0..600)) {
@@ -289,6 +457,34 @@ mod tests {
                 all.push((h, 1.0));
             }
             prop_assert_eq!(s.fingerprint(), oracle(&all));
+        }
+
+        #[test]
+        fn wide_matches_the_definition_and_word_0_is_64_bit(
+            items in proptest::collection::vec((any::<u64>(), -5i32..5), 0..40),
+            extra in proptest::collection::vec(any::<u64>(), 0..600),
+        ) {
+            let mut all: Vec<(u64, f64)> = Vec::new();
+            let (mut narrow, mut s2, mut s4) =
+                (Simhash::new(), Simhash::<2>::default(), Simhash::<4>::default());
+            for &(h, w) in &items {
+                let weight = Weight::parse(w.to_string().as_bytes()).unwrap();
+                narrow.add_weighted(h, weight);
+                s2.add_weighted(h, weight);
+                s4.add_weighted(h, weight);
+                all.push((h, f64::from(w)));
+            }
+            for &h in &extra {
+                narrow.add(h);
+                s2.add(h);
+                s4.add(h);
+                all.push((h, 1.0));
+            }
+            let wide = s4.fingerprint_words();
+            prop_assert_eq!(wide, wide_oracle::<4>(&all));
+            prop_assert_eq!(s2.fingerprint_words(), wide_oracle::<2>(&all));
+            prop_assert_eq!(wide.map(|w| w[0]), narrow.fingerprint());
+            prop_assert_eq!(s2.fingerprint_words().map(|w| w.to_vec()), wide.map(|w| w[..2].to_vec()));
         }
     }
 }
