@@ -19,11 +19,13 @@ Sources (one HTML generator each, so that no choice is tuned to one template):
 
 Text: every text node outside script, style and head, in document order, a space at every
 block-level tag, whitespace collapsed. A page whose main content has fewer than MIN_MAIN_WORDS
-words is left out (redirect stubs), and so is every page whose main content is already a near
-duplicate of an earlier page's (datasets.drop_near_duplicates: std and core re-export the same
-items, the Rust book ships several editions), so that the corpus's own near duplicates do not
-count as false positives. The navigation is NOT considered there: pages that share only their
-template are exactly the negatives this set is for.
+words is left out (redirect stubs, and pages that are only a title under the whole table of
+contents), and so is every page whose main content is a near duplicate of a page already kept
+(NEAR_JACCARD, NEAR_CONTAINMENT: std and core re-export the same items, rustdoc's iterator pages
+repeat the Iterator trait's documentation), so that the corpus's own near duplicates do not count
+as false positives. Pages are taken in a seeded random order until a source has its number. The
+navigation is NOT considered there: pages that share only their template are exactly the
+negatives this set is for.
 
 For each rate in RATES a set realpages-N (N = the rate in percent): every sampled page and a copy
 of it with max(1, round(rate * words)) word edits (insert, delete or substitute, as in
@@ -39,10 +41,18 @@ import os
 import random
 import sys
 
-from datasets import drop_near_duplicates, edit_units, write_meta, write_tsv
+from collections import Counter, defaultdict
+
+from datasets import edit_units, shingle_set, write_meta, write_tsv
 
 RATES = [0.02, 0.05]
-MIN_MAIN_WORDS = 20
+MIN_MAIN_WORDS = 50
+# A page is left out when its main content is a near duplicate of an already kept page's: word
+# 5-gram Jaccard at least NEAR_JACCARD, or NEAR_CONTAINMENT of the smaller one's 5-grams in the
+# other (as datasets.drop_near_duplicates, without its cap on common 5-grams: rustdoc's iterator
+# pages share the Iterator trait's documentation, hundreds of pages of it).
+NEAR_JACCARD = 0.2
+NEAR_CONTAINMENT = 0.5
 # source: (package, directory under usr/share/doc, pages sampled (None: all))
 SOURCES = {
     "sphinx": ("python3.11-doc", "python3.11/html", None),
@@ -53,6 +63,8 @@ SOURCES = {
 }
 MDBOOKS = ("book", "edition-guide", "embedded-book", "nomicon", "reference", "rust-by-example",
            "rustc", "rustdoc", "unstable-book")
+# The Rust book's old editions: 300 pages of one "no longer distributed" notice under its title.
+OLD_EDITIONS = tuple(f"book{os.sep}{e}" for e in ("first-edition", "second-edition", "2018-edition"))
 RUSTDOC_CRATES = ("std", "core", "alloc", "proc_macro", "test")
 # Pages larger than this are left out (a few rustdoc pages of generated impls run to megabytes).
 MAX_PAGE_BYTES = 400_000
@@ -146,7 +158,7 @@ def candidates(doc_root, source):
         top = rel_dir.split(os.sep)[0]
         if source == "sphinx" and top.startswith("_"):
             continue
-        if source == "mdbook" and top not in MDBOOKS:
+        if source == "mdbook" and (top not in MDBOOKS or rel_dir.startswith(OLD_EDITIONS)):
             continue
         if source == "rustdoc" and (top not in RUSTDOC_CRATES or "arch" in rel_dir.split(os.sep)):
             continue
@@ -164,18 +176,32 @@ def read_source(doc_root, source, seed):
     duplicates of the main content left out. Returns the pages and a count of what was left out."""
     _, directory, wanted = SOURCES[source]
     root = os.path.join(doc_root, directory)
+    found = candidates(doc_root, source)
     pages = []
-    for rel in candidates(doc_root, source):
+    for rel in found:
         parts = page_text(os.path.join(root, rel), source)
         if len(parts[1].split()) >= MIN_MAIN_WORDS:
             pages.append((f"{source}:{rel}", parts))
-    stubs = len(candidates(doc_root, source)) - len(pages)
-    kept, near = drop_near_duplicates([(i, parts[1]) for i, parts in pages], "en")
-    kept_ids = {i for i, _ in kept}
-    pages = [p for p in pages if p[0] in kept_ids]
-    if wanted is not None and len(pages) > wanted:
-        pages = sorted(random.Random(f"{seed}-{source}").sample(pages, wanted))
-    return pages, {"stubs_left_out": stubs, "near_duplicates_left_out": near}
+    stubs = len(found) - len(pages)
+    random.Random(f"{seed}-{source}").shuffle(pages)
+    kept, near = [], 0
+    postings = defaultdict(list)  # main-content 5-gram -> positions in kept
+    sizes = []
+    for doc_id, parts in pages:
+        if wanted is not None and len(kept) == wanted:
+            break
+        grams = shingle_set(parts[1], "en")
+        shared = Counter(k for g in grams for k in postings.get(g, ()))
+        if any(common / (len(grams) + sizes[k] - common) >= NEAR_JACCARD
+               or common / max(1, min(len(grams), sizes[k])) >= NEAR_CONTAINMENT
+               for k, common in shared.items()):
+            near += 1
+            continue
+        for g in grams:
+            postings[g].append(len(kept))
+        sizes.append(len(grams))
+        kept.append((doc_id, parts))
+    return sorted(kept), {"stubs_left_out": stubs, "near_duplicates_left_out": near}
 
 
 def make_set(out, pages_by_source, rate, seed, versions, dropped):
