@@ -42,6 +42,15 @@ VARIANTS = {
     "idf": ["--idf"],
     "idf + max-df 0.05": ["--idf", "--max-df", "0.05"],
     "idf + max-df 0.1": ["--idf", "--max-df", "0.1"],
+    "max-df 0.01, floor 50": None,  # FLOOR_VARIANTS
+    "max-df 0.02, floor 50": None,
+}
+# --max-df F with a floor: items are left out only when found in more than max(F * N, FLOOR)
+# documents (run as sh-weight --max-df max(F, FLOOR / N), N the set's documents). In a small
+# corpus F * N is a handful of documents, fewer than a family of real variants (the BSD licenses).
+FLOOR_VARIANTS = {
+    "max-df 0.01, floor 50": (0.01, 50),
+    "max-df 0.02, floor 50": (0.02, 50),
 }
 # The same, with one table per site (the real pages' source: what precedes ':' in the id), each
 # site's documents weighed by its own table; run on the real pages only.
@@ -52,7 +61,7 @@ SITE_VARIANTS = {
 }
 THRESHOLDS = [0.5, 0.6, 0.7, 0.8, 0.9]
 NUM_PERM = 128
-QUICK = {"windows": [3], "variants": ["plain", "max-df 0.05", "idf", "idf + max-df 0.1"],
+QUICK = {"windows": [2], "variants": ["plain", "max-df 0.02", "max-df 0.05", "idf", "max-df 0.02, floor 50"],
          "thresholds": [0.7]}
 
 
@@ -214,10 +223,15 @@ class Run:
             self.times[(name, window, "tokenize | shingle | hash")] = t1 - t0
             self.times[(name, window, "sh-df")] = t2 - t1
             site_variants = list(SITE_VARIANTS) if self.meta[name]["kind"] == "realpages" else []
+            with open(docs, "rb") as f:
+                documents = sum(1 for _ in f)
             for variant in variants + site_variants:
                 flags = VARIANTS.get(variant) or SITE_VARIANTS.get(variant)
+                if variant in FLOOR_VARIANTS:
+                    fraction, floor = FLOOR_VARIANTS[variant]
+                    flags = ["--max-df", f"{min(1.0, max(fraction, floor / documents)):.6f}"]
                 t0 = time.perf_counter()
-                if flags is None:
+                if flags is None and variant == "plain":
                     source = hashes
                 elif variant in SITE_VARIANTS:
                     self.weigh_per_site(flags, hashes, weighted)
@@ -249,7 +263,7 @@ class Run:
         sh(f"{self.tool('sh-tokenize')} --with-id < {docs} | {self.tool('sh-shingle')} -w {window}"
            f" | {self.tool('sh-hash')} > {hashes}; {self.tool('sh-df')} --quiet < {hashes} > {table}")
         for variant, flags in list(VARIANTS.items()) + [("--df alone", [])]:
-            if flags is None:
+            if flags is None:  # plain and the floors (--max-df again)
                 continue
             a, b = os.path.join(work, "command.tsv"), os.path.join(work, "python.tsv")
             sh(f"{self.tool('sh-weight')} --quiet --df {table} {' '.join(flags)} < {hashes} > {a}")
@@ -345,7 +359,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--report", required=True, help="the Markdown report to write")
     parser.add_argument("--results", required=True, help="the TSV of every score to write")
-    parser.add_argument("--quick", action="store_true", help="window 3, four variants, one threshold")
+    parser.add_argument("--quick", action="store_true", help="window 2, five variants, one threshold")
     parser.add_argument("--reuse", action="store_true", help="tables again from the saved scores")
     parser.add_argument("--sets-only", nargs="*", help="run only these sets (default: all)")
     args = parser.parse_args()

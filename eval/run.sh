@@ -91,7 +91,8 @@ log "sweeping"
     --plots "$root/docs" --report "$work/report.md" "$@"
 
 log "corpus statistics"
-"$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --work "$work/corpus" \
+# SH_STATS_BIN: where sh-df and sh-weight are, when not beside the others (default: they are).
+"$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
     --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
 
 log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0, $(paste -sd, "$raw/realpages/versions")"
