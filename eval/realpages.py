@@ -36,7 +36,6 @@ is seeded: the same packages give the same sets.
 
 import argparse
 import html.parser
-import json
 import os
 import random
 import sys
