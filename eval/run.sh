@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # The detection-quality evaluation of sh-tools: builds the release binaries, sets up a Python
-# environment (datasketch, matplotlib), fetches the data (Debian's linux-doc-6.1 and
-# manpages-zh, the npm package spdx-license-list), makes the evaluation sets, sweeps every
-# tokenizer mode, shingle window 2-8 and K 0-10, runs MinHash LSH on the same shingles, and
-# writes the results. docs/QUALITY.md explains the method and shows the results.
+# environment (datasketch, rensa, matplotlib), fetches the data (Debian's linux-doc-6.1,
+# manpages-zh and, for the real pages, python3.11-doc, postgresql-doc-15, rust-doc and git-doc;
+# the npm package spdx-license-list), makes the evaluation sets, then
+#   1. eval/evaluate.py: sweeps every tokenizer mode, shingle window 2-8 and K 0-10 of the
+#      plain pipeline on the synthetic, license and Chinese sets, MinHash LSH beside;
+#   2. eval/corpusstats.py: on those sets and the real pages (2% and 5% edits), windows 2-4,
+#      the plain pipeline and every variant of corpus statistics (sh-df, sh-weight), K 0-12,
+#      MinHash LSH (datasketch and rensa) beside.
+# docs/QUALITY.md explains the method and shows the results.
 #
 #   eval/run.sh [--quick] [--reuse]
 #
-#   --quick   windows 3 and 4 and two MinHash thresholds only: a smoke test of the suite
+#   --quick   fewer windows, variants and MinHash thresholds: a smoke test of the suite
 #   --reuse   no new runs: tables and plots again from the scores of the last run
 #
-# Writes: eval/work/report.md (every table), eval/work/results.tsv (every score),
-# docs/quality-synthetic.png and docs/quality-pr.png (the plots). Everything else, data
-# included, stays in eval/work/ (git-ignored; delete it to start afresh).
+# Writes: eval/work/report.md and eval/work/corpus-report.md (every table),
+# eval/work/results.tsv and eval/work/corpus-results.tsv (every score), docs/quality-synthetic.png
+# and docs/quality-pr.png (the plots). Everything else, data included, stays in eval/work/
+# (git-ignored; delete it to start afresh).
 # Needs: cargo, python3 (with venv), npm, apt-get and dpkg-deb (Debian; apt-get update needs
-# root), gzip, perl. Takes about 10 minutes on 2 cores, plus the release build. CARGO_TARGET_DIR
-# is respected.
+# root), gzip, perl. Takes about 15 minutes on 2 cores (888 s on 2026-11-23), plus the release build
+# and the venv (--quick: a few minutes). CARGO_TARGET_DIR is respected.
 set -euo pipefail
 started=$(date +%s)
 cd "$(dirname "$0")/.."
@@ -23,20 +29,22 @@ root=$PWD
 work=$root/eval/work
 raw=$work/raw
 mkdir -p "$raw"
+# The real pages: one HTML generator each (eval/realpages.py).
+realpages_packages=(python3.11-doc postgresql-doc-15 rust-doc git-doc)
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 log "building the release binaries"
 cargo build --release --locked --quiet
 bin=${CARGO_TARGET_DIR:-$root/target}/release
 
-if [ ! -x "$work/venv/bin/python" ] || ! "$work/venv/bin/python" -c 'import datasketch, matplotlib' 2>/dev/null; then
+if [ ! -x "$work/venv/bin/python" ] || ! "$work/venv/bin/python" -c 'import datasketch, matplotlib, rensa' 2>/dev/null; then
     log "setting up the Python environment in eval/work/venv"
     python3 -m venv "$work/venv"
     "$work/venv/bin/pip" install --quiet --disable-pip-version-check -r eval/requirements.txt
 fi
 python=$work/venv/bin/python
 
-if [ ! -s "$raw/linux-doc.tsv" ] || [ ! -d "$raw/manpages-zh" ]; then
+if [ ! -s "$raw/linux-doc.tsv" ] || [ ! -d "$raw/manpages-zh" ] || [ ! -d "$raw/realpages" ]; then
     if [ "$(id -u)" = 0 ]; then
         log "apt-get update"
         apt-get update >/dev/null
@@ -60,15 +68,32 @@ if [ ! -d "$raw/spdx-license-list" ]; then
     mv "$raw/spdx.tmp/package" "$raw/spdx-license-list" && rm -rf "$raw/spdx.tmp"
 fi
 
+if [ ! -d "$raw/realpages" ]; then
+    log "fetching the real pages: ${realpages_packages[*]}"
+    rm -rf "$raw/realpages.tmp" && mkdir -p "$raw/realpages.tmp"
+    (cd "$raw/realpages.tmp" && apt-get download "${realpages_packages[@]}" 2>/dev/null \
+        && for deb in *.deb; do dpkg-deb -x "$deb" tree \
+            && dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >>versions; done)
+    mv "$raw/realpages.tmp" "$raw/realpages"
+fi
+
 reuse=false
 for arg in "$@"; do [ "$arg" = --reuse ] && reuse=true; done
 $reuse || log "making the evaluation sets"
 $reuse || "$python" eval/datasets.py --linux-doc "$raw/linux-doc.tsv" --licenses "$raw/spdx-license-list" \
     --manpages "$raw/manpages-zh/tree" --out "$work/sets"
 
+$reuse || "$python" eval/realpages.py --tree "$raw/realpages/tree" --versions "$raw/realpages/versions" \
+    --out "$work/sets"
+
 log "sweeping"
 "$python" eval/evaluate.py --sets "$work/sets" --bin "$bin" --work "$work/sweep" \
     --plots "$root/docs" --report "$work/report.md" "$@"
 
-log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0"
+log "corpus statistics"
+# SH_STATS_BIN: where sh-df and sh-weight are, when not beside the others (default: they are).
+"$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
+    --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
+
+log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0, $(paste -sd, "$raw/realpages/versions")"
 log "done in $(( $(date +%s) - started )) s: eval/work/report.md, docs/quality-*.png"
