@@ -11,7 +11,7 @@ rensa, 128 permutations) on the same shingles at a few thresholds. Writes every 
 
 sh-df and sh-weight come from --stats-bin (default: --bin). --python-weights computes the same
 transformation in Python instead (the prototype the evaluation was developed with, kept to check
-the commands against: --check-weights compares the two on every set).
+the commands against: --check-weights compares the two on the 2% real pages).
 """
 
 import argparse
@@ -32,36 +32,35 @@ SETS = ["synthetic", "licenses", "cjk", "realpages-2", "realpages-5"]
 WINDOWS = [2, 3, 4]
 MAX_K = 12
 # name: the flags of sh-weight (None: the plain pipeline, no sh-weight)
+# name: the flags of sh-weight (None: the plain pipeline, no sh-weight). sh-weight leaves an item
+# out only when it is in more than max(F * N, --df-floor) documents (N the corpus's documents;
+# --df-floor 50 by default): in a small corpus F * N is a handful of documents, fewer than a family
+# of real variants (the BSD licenses). The variants without "floor" set it to 0.
 VARIANTS = {
     "plain": None,
-    "max-df 0.01": ["--max-df", "0.01"],
-    "max-df 0.02": ["--max-df", "0.02"],
-    "max-df 0.05": ["--max-df", "0.05"],
-    "max-df 0.1": ["--max-df", "0.1"],
-    "max-df 0.2": ["--max-df", "0.2"],
+    "--df alone": [],
+    "max-df 0.01": ["--max-df", "0.01", "--df-floor", "0"],
+    "max-df 0.02": ["--max-df", "0.02", "--df-floor", "0"],
+    "max-df 0.05": ["--max-df", "0.05", "--df-floor", "0"],
+    "max-df 0.1": ["--max-df", "0.1", "--df-floor", "0"],
+    "max-df 0.2": ["--max-df", "0.2", "--df-floor", "0"],
     "idf": ["--idf"],
-    "idf + max-df 0.05": ["--idf", "--max-df", "0.05"],
-    "idf + max-df 0.1": ["--idf", "--max-df", "0.1"],
-    "max-df 0.01, floor 50": None,  # FLOOR_VARIANTS
-    "max-df 0.02, floor 50": None,
-}
-# --max-df F with a floor: items are left out only when found in more than max(F * N, FLOOR)
-# documents (run as sh-weight --max-df max(F, FLOOR / N), N the set's documents). In a small
-# corpus F * N is a handful of documents, fewer than a family of real variants (the BSD licenses).
-FLOOR_VARIANTS = {
-    "max-df 0.01, floor 50": (0.01, 50),
-    "max-df 0.02, floor 50": (0.02, 50),
+    "idf + max-df 0.05": ["--idf", "--max-df", "0.05", "--df-floor", "0"],
+    "idf + max-df 0.1": ["--idf", "--max-df", "0.1", "--df-floor", "0"],
+    "max-df 0.01, floor 50": ["--max-df", "0.01", "--df-floor", "50"],
+    "max-df 0.02, floor 50": ["--max-df", "0.02", "--df-floor", "50"],
 }
 # The same, with one table per site (the real pages' source: what precedes ':' in the id), each
 # site's documents weighed by its own table; run on the real pages only.
 SITE_VARIANTS = {
-    "per-site max-df 0.05": ["--max-df", "0.05"],
-    "per-site max-df 0.2": ["--max-df", "0.2"],
+    "per-site max-df 0.05": ["--max-df", "0.05", "--df-floor", "0"],
+    "per-site max-df 0.2": ["--max-df", "0.2", "--df-floor", "0"],
     "per-site idf": ["--idf"],
 }
+CHECK_SET = "realpages-2"  # where --check-weights compares the command with the prototype
 THRESHOLDS = [0.5, 0.6, 0.7, 0.8, 0.9]
 NUM_PERM = 128
-QUICK = {"windows": [2], "variants": ["plain", "max-df 0.02", "max-df 0.05", "idf", "max-df 0.02, floor 50"],
+QUICK = {"windows": [2], "variants": ["plain", "--df alone", "max-df 0.05", "idf"],
          "thresholds": [0.7]}
 
 
@@ -92,15 +91,17 @@ def read_table(path):
 
 def python_weights(table, flags, source, target):
     """What sh-weight --df TABLE FLAGS does, as its manual tells: --max-df F leaves out items in
-    more than F*N documents; --idf writes ITEM:ln(N/df) with four decimals (an item not in the
-    table weighs as the rarest; one rounding to 0 is left out); neither: --max-df 0.05; a
-    document whose every item would go keeps all of them."""
+    more than max(F * N, --df-floor) documents (floor 50 unless given); --idf writes
+    ITEM:ln(N/df) with four decimals (an item not in the table weighs as the rarest; one
+    rounding to 0 is left out); neither: --max-df 0.02; a document whose every item would go
+    keeps all of them."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
+    floor = int(flags[flags.index("--df-floor") + 1]) if "--df-floor" in flags else 50
     if max_df is None and not idf:
-        max_df = 0.05
-    limit = max_df * n if max_df is not None else math.inf
+        max_df = 0.02
+    limit = max(max_df * n, floor) if max_df is not None else math.inf
     rarest = min(df.values()) if df else 1
     with open(source, encoding="utf-8") as f, open(target, "w", encoding="utf-8") as out:
         for line in f:
@@ -223,15 +224,10 @@ class Run:
             self.times[(name, window, "tokenize | shingle | hash")] = t1 - t0
             self.times[(name, window, "sh-df")] = t2 - t1
             site_variants = list(SITE_VARIANTS) if self.meta[name]["kind"] == "realpages" else []
-            with open(docs, "rb") as f:
-                documents = sum(1 for _ in f)
             for variant in variants + site_variants:
-                flags = VARIANTS.get(variant) or SITE_VARIANTS.get(variant)
-                if variant in FLOOR_VARIANTS:
-                    fraction, floor = FLOOR_VARIANTS[variant]
-                    flags = ["--max-df", f"{min(1.0, max(fraction, floor / documents)):.6f}"]
+                flags = VARIANTS[variant] if variant in VARIANTS else SITE_VARIANTS[variant]
                 t0 = time.perf_counter()
-                if flags is None and variant == "plain":
+                if flags is None:
                     source = hashes
                 elif variant in SITE_VARIANTS:
                     self.weigh_per_site(flags, hashes, weighted)
@@ -262,8 +258,8 @@ class Run:
         hashes, table = os.path.join(work, "hashes.tsv"), os.path.join(work, "df.tsv")
         sh(f"{self.tool('sh-tokenize')} --with-id < {docs} | {self.tool('sh-shingle')} -w {window}"
            f" | {self.tool('sh-hash')} > {hashes}; {self.tool('sh-df')} --quiet < {hashes} > {table}")
-        for variant, flags in list(VARIANTS.items()) + [("--df alone", [])]:
-            if flags is None:  # plain and the floors (--max-df again)
+        for variant, flags in VARIANTS.items():
+            if flags is None:
                 continue
             a, b = os.path.join(work, "command.tsv"), os.path.join(work, "python.tsv")
             sh(f"{self.tool('sh-weight')} --quiet --df {table} {' '.join(flags)} < {hashes} > {a}")
@@ -355,11 +351,11 @@ def main():
     parser.add_argument("--python-weights", action="store_true",
                         help="sh-weight's transformation in Python (the prototype) instead of the command")
     parser.add_argument("--check-weights", action="store_true",
-                        help="compare sh-weight with the prototype on every set first")
+                        help=f"compare sh-weight with the prototype on {CHECK_SET} first")
     parser.add_argument("--work", required=True)
     parser.add_argument("--report", required=True, help="the Markdown report to write")
     parser.add_argument("--results", required=True, help="the TSV of every score to write")
-    parser.add_argument("--quick", action="store_true", help="window 2, five variants, one threshold")
+    parser.add_argument("--quick", action="store_true", help="window 2, four variants, one threshold")
     parser.add_argument("--reuse", action="store_true", help="tables again from the saved scores")
     parser.add_argument("--sets-only", nargs="*", help="run only these sets (default: all)")
     args = parser.parse_args()
@@ -375,7 +371,7 @@ def main():
     else:
         started = time.perf_counter()
         for name in args.sets_only or SETS:
-            if args.check_weights and not args.python_weights:
+            if args.check_weights and not args.python_weights and name == CHECK_SET:
                 run.check_weights(name, windows[0])
             run.simhash(name, variants, windows)
             run.minhash(name, windows, thresholds)
