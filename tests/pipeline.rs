@@ -254,8 +254,10 @@ proptest! {
         final_newline in any::<bool>(),
     ) {
         let mut lines = lines;
-        if !final_newline && lines.last().is_some_and(|((_, _, line), _)| line.is_empty()) {
-            lines.pop(); // an empty last line without LF is no line at all
+        // An empty last line without LF is no line at all, and once it is gone the line
+        // before it is the last one, without LF too.
+        while !final_newline && lines.last().is_some_and(|((_, _, line), _)| line.is_empty()) {
+            lines.pop();
         }
         let mut expected = Vec::new();
         let mut text_lines = Vec::new();
