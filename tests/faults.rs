@@ -661,3 +661,36 @@ fn no_file_reads_outside_the_repository() {
     }
     assert!(offenders.is_empty(), "these files read {outside}: {offenders:?}");
 }
+
+#[test]
+fn one_long_line_takes_a_small_multiple_of_its_length_in_every_per_document_stage() {
+    // 30 MB of 2-byte tokens: 10^7 items on one line, whose output is up to 7 times as long
+    // (a hash per item). Short lines after it push the long line's output through the
+    // command's output buffer; stdin stays open, so the command is alive, waiting for more,
+    // when its peak memory is read.
+    const LINE: usize = 30 << 20;
+    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute"] {
+        // sh-compute reads hashes.
+        let (item, short) = if name == "sh-compute" { ("12 ", "12\n") } else { ("ab ", "ab\n") };
+        let input = item.repeat(LINE / 3) + "\n" + &short.repeat(200_000);
+        let mut child = spawn(name, &[], Stdio::piped());
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            stdin.write_all(input.as_bytes()).unwrap();
+            stdin // kept open until the peak is read
+        });
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut long_line = Vec::new();
+        stdout.read_until(b'\n', &mut long_line).unwrap();
+        let peak = peak_memory(&child);
+        drop(feeder.join().unwrap());
+        let mut rest = Vec::new();
+        stdout.read_to_end(&mut rest).unwrap();
+        let status = wait_briefly(&mut child);
+        assert_eq!(status.code(), Some(0), "{name}");
+        assert!(long_line.len() > 1 && long_line.ends_with(b"\n"), "{name}: the long line out");
+        assert_eq!(rest.iter().filter(|&&b| b == b'\n').count(), 200_000, "{name}");
+        let bound = 4 * LINE as u64 + (64 << 20);
+        assert!(peak < bound, "{name}: peak memory {} MB for a {} MB line", peak >> 20, LINE >> 20);
+    }
+}

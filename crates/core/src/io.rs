@@ -14,6 +14,11 @@ use crate::error::{Error, Result};
 const READ_BUFFER: usize = 256 * 1024;
 const WRITE_BUFFER: usize = 256 * 1024;
 
+/// A stage that builds an output line in a buffer writes it out once it holds this many bytes,
+/// and goes on: a line of any length then needs no more than this beside its input, while an
+/// ordinary line is still written whole, after all of it was checked.
+pub const LINE_PIECE: usize = 1 << 20;
+
 /// The path that means standard input or standard output.
 pub fn is_std_stream(path: &Path) -> bool {
     path.as_os_str() == "-"
