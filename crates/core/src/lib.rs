@@ -8,6 +8,7 @@ pub mod error;
 pub mod io;
 pub mod number;
 pub mod pairs;
+mod pending;
 pub mod progress;
 pub mod record;
 
