@@ -1,7 +1,8 @@
 //! Ordinary faults around the real binaries: a reader that goes away (`| head`), a full disk,
-//! input that cannot be read, output that cannot be created, runs that fail midway or are
-//! interrupted with an existing `--output` file, outputs that are devices, pipes or links, and
-//! memory that must stay bounded on huge outputs and many ids.
+//! closed standard streams, input that cannot be read, output that cannot be created, runs that
+//! fail midway with an existing `--output` file, outputs that are devices, pipes or links, and a
+//! repository that must stand alone; runs ended by signals (`signals.rs`) and memory that must
+//! stay bounded (`memory.rs`) have files of their own.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -10,6 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::util::{binary, run};
+
+mod memory;
+mod signals;
 
 const ALL: [&str; 6] =
     ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"];
@@ -448,187 +452,6 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
     assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
     assert_eq!(entries(dir.path()), ["fifo", "link.txt", "real.txt"]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Interrupted runs.
-
-fn interrupt(child: &Child) {
-    signal(child, "INT");
-}
-
-/// Sends the signal `name` (INT, TERM, HUP) to the child.
-fn signal(child: &Child, name: &str) {
-    // The shell's own kill: no package beyond the shell is needed.
-    let status =
-        Command::new("sh").args(["-c", &format!("kill -{name} {}", child.id())]).status().unwrap();
-    assert!(status.success(), "kill -{name}");
-}
-
-/// The signals that end a run as an interrupt does, and the exit status each gives (128 + N).
-const ENDING_SIGNALS: [(&str, i32); 3] = [("INT", 130), ("TERM", 143), ("HUP", 129)];
-
-/// Waits until a temporary output file shows up in `dir` (the run is writing its output).
-fn wait_for_partial(dir: &Path) -> PathBuf {
-    let started = Instant::now();
-    loop {
-        if let Some(name) = entries(dir).into_iter().find(|n| n.ends_with(".partial")) {
-            return dir.join(name);
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "no temporary file appeared");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-#[test]
-fn an_interrupted_run_leaves_the_output_untouched_and_no_temporary_file() {
-    use std::os::unix::process::ExitStatusExt;
-    // The per-document stages write while they read, and sh-cluster opens its output before
-    // reading: interrupted with the output open, they remove the temporary file and exit 130.
-    // SIGTERM (kill, timeout, a job scheduler) and SIGHUP (a closed terminal) likewise.
-    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-cluster"] {
-        for (sig, code) in ENDING_SIGNALS {
-            let dir = tempfile::tempdir().unwrap();
-            let target = dir.path().join("out.txt");
-            keep_precious(&target);
-            let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
-            // stdin stays open: the command is in the middle of its input.
-            wait_for_partial(dir.path());
-            signal(&child, sig);
-            let status = wait_briefly(&mut child);
-            drop(stdin);
-            assert_eq!(status.code(), Some(code), "{name} SIG{sig}");
-            assert_untouched(&target, name);
-            assert_eq!(entries(dir.path()), ["out.txt"], "{name} SIG{sig}: temporary file removed");
-        }
-    }
-    // sh-pairs writing a huge output (20,000 identical fingerprints: 2 * 10^8 pairs).
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("pairs.tsv");
-    keep_precious(&target);
-    let mut child = spawn("sh-pairs", &["-k", "0", "-o", path_str(&target)], Stdio::null());
-    let feeder = feed(&mut child, "5\n".repeat(20_000).into_bytes());
-    wait_for_partial(dir.path());
-    interrupt(&child);
-    let status = wait_briefly(&mut child);
-    feeder.join().unwrap();
-    assert_eq!(status.code(), Some(130));
-    assert_untouched(&target, "sh-pairs");
-    assert_eq!(entries(dir.path()), ["pairs.tsv"]);
-    // sh-pairs reads all its input before it creates the output: interrupted while reading, it
-    // ends at once and there is nothing to clean.
-    {
-        let name = "sh-pairs";
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.txt");
-        keep_precious(&target);
-        let mut child = spawn(name, &["-o", path_str(&target)], Stdio::null());
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(sample(name).0.repeat(1000).as_bytes()).unwrap();
-        std::thread::sleep(Duration::from_millis(100));
-        interrupt(&child);
-        let status = wait_briefly(&mut child);
-        drop(stdin);
-        assert_eq!(status.signal(), Some(2), "{name}: ended by SIGINT");
-        assert_untouched(&target, name);
-        assert_eq!(entries(dir.path()), ["out.txt"], "{name}");
-    }
-}
-
-#[test]
-fn an_ignored_hangup_stays_ignored() {
-    // `nohup CMD -o FILE &` ignores SIGHUP so that the run outlives the terminal: the command
-    // must not take it back.
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("out.txt");
-    let mut child = Command::new("env")
-        .args(["--default-signal=INT,TERM", "--ignore-signal=HUP"])
-        .arg(binary("sh-tokenize"))
-        .args(["-o", path_str(&target)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all("Hello, World!\n".repeat(1000).as_bytes()).unwrap();
-    wait_for_partial(dir.path());
-    signal(&child, "HUP");
-    std::thread::sleep(Duration::from_millis(200));
-    stdin.write_all(b"Last\n").unwrap();
-    drop(stdin);
-    let status = wait_briefly(&mut child);
-    assert_eq!(status.code(), Some(0));
-    let written = fs::read_to_string(&target).unwrap();
-    assert_eq!(written, "hello world\n".repeat(1000) + "last\n");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Memory.
-
-/// The peak resident memory of a running process, in bytes (VmHWM).
-fn peak_memory(child: &Child) -> u64 {
-    let status = fs::read_to_string(format!("/proc/{}/status", child.id())).expect("/proc status");
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
-    let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kb * 1024
-}
-
-/// Reads from `out` until `lines` lines came; returns the first one.
-fn read_lines(out: &mut impl Read, lines: u64) -> String {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut first = Vec::new();
-    let mut seen = 0u64;
-    while seen < lines {
-        let n = out.read(&mut buf).expect("read");
-        assert!(n > 0, "output ended after {seen} lines");
-        if seen == 0 {
-            first.extend_from_slice(&buf[..n]);
-        }
-        seen += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-    }
-    let first = String::from_utf8_lossy(&first).into_owned();
-    first.lines().next().unwrap_or_default().to_string()
-}
-
-#[test]
-fn pairs_of_a_million_identical_fingerprints_stream_in_bounded_memory() {
-    let mut child = spawn("sh-pairs", &["-k", "0"], Stdio::piped());
-    let feeder = feed(&mut child, "12345\n".repeat(1_000_000).into_bytes());
-    let mut stdout = child.stdout.take().unwrap();
-    // 10^6 records give 5 * 10^11 pairs; 10^7 lines of them must come without the rest held.
-    let first = read_lines(&mut stdout, 10_000_000);
-    let peak = peak_memory(&child);
-    drop(stdout);
-    let status = child.wait().unwrap();
-    feeder.join().unwrap();
-    assert_eq!(first, "1\t2\t0");
-    assert_eq!(status.code(), Some(0));
-    assert!(peak < 300 << 20, "peak memory {} MB", peak >> 20);
-}
-
-#[test]
-fn clusters_of_two_million_distinct_ids_stay_within_the_documented_memory() {
-    // 10^6 pairs of distinct numeric ids; the output (10^6 lines) fills the pipe, so the command
-    // is still alive, holding all it needs, when its peak memory is read.
-    let ids = 2_000_000u64;
-    let input: String = (0..ids / 2).map(|i| format!("{}\t{}\n", 2 * i + 1, 2 * i + 2)).collect();
-    let mut child = spawn("sh-cluster", &[], Stdio::piped());
-    let feeder = feed(&mut child, input.into_bytes());
-    let mut stdout = child.stdout.take().unwrap();
-    let first = read_lines(&mut stdout, 1);
-    let peak = peak_memory(&child);
-    let mut rest = Vec::new();
-    stdout.read_to_end(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    feeder.join().unwrap();
-    assert_eq!(first, "1\t2");
-    assert_eq!(status.code(), Some(0));
-    // The manual says about 20 bytes per id for such ids; allow 64, and 64 MB for the rest.
-    let bound = ids * 64 + (64 << 20);
-    assert!(peak < bound, "peak memory {} MB for {ids} ids", peak >> 20);
 }
 
 // ---------------------------------------------------------------------------------------------

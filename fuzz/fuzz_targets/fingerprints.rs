@@ -1,6 +1,6 @@
 //! sh-pairs' input, `[ID<TAB>]FINGERPRINT` lines, on arbitrary bytes, against a restatement of
-//! the rules: a blank payload is skipped, one fingerprint per line, ids on every line or on none,
-//! and without ids a record is named by its line number.
+//! the rules: an empty id is an error, a blank payload is skipped, one fingerprint per line, ids
+//! on every line or on none, and without ids a record is named by its line number.
 
 #![no_main]
 
@@ -30,6 +30,9 @@ fn reference(input: &[u8]) -> Result<Vec<(Vec<u8>, u64)>, u64> {
             Some(tab) => (Some(&line[..tab]), &line[tab + 1..]),
             None => (None, line),
         };
+        if id == Some(&[][..]) {
+            return Err(number);
+        }
         let fields: Vec<&[u8]> = payload.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect();
         match fields[..] {
             [] => continue,

@@ -2,11 +2,12 @@
 //! clap, input and output as files, the output file replaced on success):
 //! sh-tokenize --with-id | sh-shingle | sh-hash | sh-compute | sh-pairs | sh-cluster.
 //!
-//! First byte: tokenizer mode and case, shingle window, K. Checks: the per-document stages
-//! never fail on what the stage before them wrote, keep one line per line with the ids byte for
+//! First byte: tokenizer mode and case, shingle window, K. Checks: sh-tokenize fails on the
+//! first line with an empty id (one that starts with a TAB) and on nothing else; the
+//! per-document stages never fail on what the stage before them wrote, keep one line per line with the ids byte for
 //! byte, and carry empty documents as empty payloads; sh-pairs fails only on a mix of lines with
 //! and without ids; sh-cluster reads what sh-pairs wrote unless an id is one it cannot take
-//! (empty, or starting with `[`).
+//! (starting with `[`).
 
 #![no_main]
 
@@ -75,7 +76,17 @@ fuzz_target!(|data: &[u8]| {
     if selector & 0x80 != 0 {
         args.push("--keep-case");
     }
-    sh_tokenize::run(sh_tokenize::Args::try_parse_from(args).unwrap()).expect("sh-tokenize");
+    let tokenized = sh_tokenize::run(sh_tokenize::Args::try_parse_from(args).unwrap());
+    let empty_id = input.split(|&b| b == b'\n').position(|line| line.first() == Some(&b'\t'));
+    match (tokenized, empty_id) {
+        (Ok(()), None) => {}
+        (Err(e), Some(n)) => {
+            let message = e.to_string();
+            assert!(message.starts_with(&format!("line {}: empty id", n + 1)), "{message}");
+            return;
+        }
+        (result, empty_id) => panic!("sh-tokenize: {result:?}, empty id on line {empty_id:?}"),
+    }
     let token_lines = lines(&tokens);
     let mut count = input.split(|&b| b == b'\n').count();
     if input.is_empty() || input.ends_with(b"\n") {
@@ -121,7 +132,7 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = sh_cluster::run(sh_cluster::Args::try_parse_from(args).unwrap()) {
         let awkward = lines(&fingerprints)
             .iter()
-            .any(|l| id(l).is_some_and(|i| i.is_empty() || i[0] == b'['));
+            .any(|l| id(l).is_some_and(|i| i.first() == Some(&b'[')));
         assert!(awkward, "sh-cluster cannot read sh-pairs: {e}");
     }
 });

@@ -4,15 +4,20 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, StdoutLock, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use tempfile::NamedTempFile;
 
 use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
+use crate::pending::{pending_files, Pending};
 
 const READ_BUFFER: usize = 256 * 1024;
 const WRITE_BUFFER: usize = 256 * 1024;
+
+/// A stage that builds an output line in a buffer writes it out once it holds this many bytes,
+/// and goes on: a line of any length then needs no more than this beside its input, while an
+/// ordinary line is still written whole, after all of it was checked.
+pub const LINE_PIECE: usize = 1 << 20;
 
 /// The path that means standard input or standard output.
 pub fn is_std_stream(path: &Path) -> bool {
@@ -174,84 +179,6 @@ enum Sink {
         target: PathBuf,
         pending: Pending,
     },
-}
-
-/// The temporary files of outputs not yet moved over their targets. A signal that ends the run
-/// (SIGINT from Ctrl-C, SIGTERM from kill or a job scheduler, SIGHUP from a closed terminal)
-/// removes them and exits with status 128 + the signal's number, so that a run ended early
-/// leaves neither a changed target nor a stray `.NAME.XXXX.partial` file; without a handler the
-/// process would die at once and the temporary file would stay.
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
-    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The signals that end a run with its temporary files removed.
-const ENDING_SIGNALS: [i32; 3] =
-    [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
-
-/// Starts a thread that, on any of [`ENDING_SIGNALS`], removes the pending temporary files and
-/// exits. A signal the process was started with ignored stays ignored (`nohup` ignores SIGHUP,
-/// a script's `&` SIGINT): whoever started it chose that the run goes on.
-fn handle_ending_signals() {
-    let ignored = ignored_signals();
-    let wanted: Vec<i32> = ENDING_SIGNALS.into_iter().filter(|s| !ignored.contains(s)).collect();
-    // Fails only when signals cannot be registered at all; then they end the run as before,
-    // leaving the temporary file.
-    let Ok(mut signals) = signal_hook::iterator::Signals::new(wanted) else { return };
-    let _ = std::thread::Builder::new().name("signals".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            // Held until the exit: a finishing output is either in place or removed.
-            let files = pending_files();
-            for path in files.iter() {
-                let _ = fs::remove_file(path);
-            }
-            std::process::exit(128 + signal);
-        }
-    });
-}
-
-/// The signals this process ignores (Linux: the SigIgn mask of /proc/self/status; elsewhere
-/// none are known).
-fn ignored_signals() -> Vec<i32> {
-    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let mask = status
-        .lines()
-        .find_map(|line| line.strip_prefix("SigIgn:"))
-        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-        .unwrap_or(0);
-    (1..=64).filter(|signal| mask >> (signal - 1) & 1 == 1).collect()
-}
-
-/// A temporary output file registered for removal on a signal, for as long as this lives.
-#[derive(Debug)]
-struct Pending(PathBuf);
-
-impl Pending {
-    /// Creates a temporary file with `create` and registers it. The handler is in place first,
-    /// and the file is created and registered under the lock the handler takes, so a signal at
-    /// any moment finds every temporary file that exists.
-    fn create(
-        create: impl FnOnce() -> io::Result<NamedTempFile>,
-    ) -> io::Result<(NamedTempFile, Pending)> {
-        static HANDLER: Once = Once::new();
-        HANDLER.call_once(handle_ending_signals);
-        let mut files = pending_files();
-        let temp = create()?;
-        files.push(temp.path().to_path_buf());
-        let pending = Pending(temp.path().to_path_buf());
-        Ok((temp, pending))
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        let mut files = pending_files();
-        if let Some(at) = files.iter().position(|path| *path == self.0) {
-            files.swap_remove(at);
-        }
-    }
 }
 
 impl Output {

@@ -24,8 +24,9 @@ mod io;
 pub mod json;
 pub mod number;
 pub mod pairs;
+mod pending;
 pub mod progress;
 pub mod record;
 
 pub use error::{Error, Result};
-pub use io::{is_std_stream, Output, RecordReader};
+pub use io::{is_std_stream, Output, RecordReader, LINE_PIECE};

@@ -7,7 +7,8 @@ use std::io::Write;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::number::{parse_u64, parse_weight, push_u64, split_weight, WEIGHT_ERROR};
-use sh_core::record::{items, split_nonempty_id, write_id};
+use sh_core::record::{items, split_nonempty_id};
+use sh_core::LINE_PIECE;
 use sh_core::{Error, Result};
 
 pub use lookup3::{hash64, hashlittle2};
@@ -72,42 +73,52 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
-    let mut line_out = Vec::new();
+    let mut pending = Vec::new();
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
-        line_out.clear();
-        hash_items(payload, args.seed, args.weighted, &mut line_out)
-            .map_err(|(what, item)| Error::input(line, what, item))?;
-        write_id(&mut out, id).map_err(Error::writing)?;
-        out.write_all(&line_out).map_err(Error::writing)?;
-        out.write_all(b"\n").map_err(Error::writing)?;
+        pending.clear();
+        if let Some(id) = id {
+            pending.extend_from_slice(id);
+            pending.push(b'\t');
+        }
+        hash_items(line, payload, args.seed, args.weighted, &mut pending, &mut out)?;
+        pending.push(b'\n');
+        out.write_all(&pending).map_err(Error::writing)?;
     }
     out.finish()
 }
 
-/// Appends the hashes of a payload's items to `out`, separated by spaces; on bad input, what
-/// is wrong and the offending item.
-pub fn hash_items<'a>(
-    payload: &'a [u8],
+/// Appends the hashes of a payload's items to `pending`, separated by spaces, and writes
+/// `pending` to `out` whenever it holds [`LINE_PIECE`] bytes, so that a long line's hashes are
+/// never all held at once; what is left is the caller's to write. Bad input is an error on
+/// `line` naming the item.
+pub fn hash_items<W: Write>(
+    line: u64,
+    payload: &[u8],
     seed: u64,
     weighted: bool,
-    out: &mut Vec<u8>,
-) -> std::result::Result<(), (&'static str, &'a [u8])> {
-    for item in items(payload) {
-        if !out.is_empty() {
-            out.push(b' ');
+    pending: &mut Vec<u8>,
+    out: &mut W,
+) -> Result<()> {
+    for (n, item) in items(payload).enumerate() {
+        if n > 0 {
+            pending.push(b' ');
         }
         if weighted {
-            let (key, weight) =
-                split_weight(item).ok_or(("weighted item has no ':WEIGHT'", item))?;
+            let (key, weight) = split_weight(item)
+                .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
             if parse_weight(weight).is_none() {
-                return Err((WEIGHT_ERROR, item));
+                return Err(Error::input(line, WEIGHT_ERROR, item));
             }
-            push_u64(out, hash64(key, seed));
-            out.push(b':');
-            out.extend_from_slice(weight);
+            push_u64(pending, hash64(key, seed));
+            pending.push(b':');
+            pending.extend_from_slice(weight);
         } else {
-            push_u64(out, hash64(item, seed));
+            push_u64(pending, hash64(item, seed));
+        }
+        if pending.len() >= LINE_PIECE {
+            out.write_all(pending).map_err(Error::writing)?;
+            pending.clear();
         }
     }
     Ok(())
@@ -116,6 +127,28 @@ pub fn hash_items<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_line_is_written_in_pieces_that_join_to_the_whole() {
+        let items: Vec<String> = (0..200_000).map(|i| format!("w{i}:{}", i % 5)).collect();
+        let payload = items.join("  ");
+        for weighted in [false, true] {
+            let (mut out, mut pending) = (Vec::new(), b"id\t".to_vec());
+            hash_items(1, payload.as_bytes(), 7, weighted, &mut pending, &mut out).unwrap();
+            assert!(!out.is_empty() && pending.len() < LINE_PIECE, "written in pieces");
+            out.extend_from_slice(&pending);
+            let expected: Vec<String> = items
+                .iter()
+                .map(|item| match item.split_once(':') {
+                    Some((key, weight)) if weighted => {
+                        format!("{}:{weight}", hash64(key.as_bytes(), 7))
+                    }
+                    _ => hash64(item.as_bytes(), 7).to_string(),
+                })
+                .collect();
+            assert!(out == format!("id\t{}", expected.join(" ")).into_bytes(), "{weighted}");
+        }
+    }
 
     const VECTORS: &str = include_str!("../../../tests/data/vectors/jenkins.jsonl");
 

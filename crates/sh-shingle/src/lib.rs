@@ -1,11 +1,13 @@
 //! sh-shingle: tokens to shingles (runs of N consecutive tokens joined by `_`).
 
-use std::io::Write;
+use std::collections::VecDeque;
+use std::io::{self, Write};
 use std::ops::Range;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::record::{items, split_nonempty_id, write_id};
+use sh_core::LINE_PIECE;
 use sh_core::{Error, Result};
 
 const DESCRIPTION: &str = "\
@@ -58,60 +60,100 @@ pub fn run(args: Args) -> Result<()> {
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
         write_id(&mut out, id).map_err(Error::writing)?;
-        out.write_all(shingler.shingle(payload)).map_err(Error::writing)?;
+        shingler.shingle_into(payload, &mut out).map_err(Error::writing)?;
         out.write_all(b"\n").map_err(Error::writing)?;
     }
     out.finish()
 }
 
-/// Turns one line's tokens into its shingles, reusing its buffers from line to line.
+/// Turns one line's tokens into its shingles, reusing its buffers from line to line. It holds
+/// the last N tokens, not all of them, and writes a long line's shingles out in pieces, so a
+/// line of any length takes about twice its length in memory (the line and `joined`).
 #[derive(Debug)]
 pub struct Shingler {
     window: usize,
-    tokens: Vec<Range<usize>>,
+    /// The last `window` tokens (fewer at the start of a line), as ranges of the payload.
+    recent: VecDeque<Range<usize>>,
+    /// The bytes of the tokens in `recent`.
+    recent_bytes: usize,
     /// The line with every space made `_`: a shingle of tokens separated by single spaces is
     /// one slice of it.
     joined: Vec<u8>,
-    line: Vec<u8>,
+    /// Shingles not yet written.
+    pending: Vec<u8>,
 }
 
 impl Shingler {
     pub fn new(window: usize) -> Shingler {
         assert!(window >= 1, "a window of at least one token");
-        Shingler { window, tokens: Vec::new(), joined: Vec::new(), line: Vec::new() }
+        Shingler {
+            window,
+            recent: VecDeque::new(),
+            recent_bytes: 0,
+            joined: Vec::new(),
+            pending: Vec::new(),
+        }
     }
 
-    /// The shingles of `payload`, separated by spaces.
-    pub fn shingle(&mut self, payload: &[u8]) -> &[u8] {
-        self.tokens.clear();
-        self.tokens.extend(items(payload).map(|item| offset_in(payload, item)));
-        self.line.clear();
-        if self.tokens.is_empty() {
-            return &self.line;
-        }
+    /// Writes the shingles of `payload` to `out`, separated by spaces.
+    pub fn shingle_into<W: Write>(&mut self, payload: &[u8], out: &mut W) -> io::Result<()> {
+        self.recent.clear();
+        self.recent_bytes = 0;
+        self.pending.clear();
         self.joined.clear();
         self.joined.extend(payload.iter().map(|&b| if b == b' ' { b'_' } else { b }));
-        let width = self.window.min(self.tokens.len());
-        for shingle in self.tokens.windows(width) {
-            if !self.line.is_empty() {
-                self.line.push(b' ');
+        let mut first = true;
+        for item in items(payload) {
+            if self.recent.len() == self.window {
+                if let Some(oldest) = self.recent.pop_front() {
+                    self.recent_bytes -= oldest.len();
+                }
             }
-            let (first, last) = (&shingle[0], &shingle[width - 1]);
-            let span = first.start..last.end;
-            // Single spaces between the tokens: the span holds exactly the tokens and one
-            // `_` between each two.
-            if span.len() == shingle.iter().map(|t| t.len()).sum::<usize>() + width - 1 {
-                self.line.extend_from_slice(&self.joined[span]);
-            } else {
-                for (k, token) in shingle.iter().enumerate() {
-                    if k > 0 {
-                        self.line.push(b'_');
-                    }
-                    self.line.extend_from_slice(&payload[token.clone()]);
+            self.recent_bytes += item.len();
+            self.recent.push_back(offset_in(payload, item));
+            if self.recent.len() == self.window {
+                self.push_recent(payload, &mut first);
+                if self.pending.len() >= LINE_PIECE {
+                    out.write_all(&self.pending)?;
+                    self.pending.clear();
                 }
             }
         }
-        &self.line
+        // Fewer tokens than the window: one shingle of them all.
+        if !self.recent.is_empty() && self.recent.len() < self.window {
+            self.push_recent(payload, &mut first);
+        }
+        out.write_all(&self.pending)
+    }
+
+    /// The shingles of `payload`, separated by spaces.
+    pub fn shingle(&mut self, payload: &[u8]) -> Vec<u8> {
+        let mut line = Vec::new();
+        self.shingle_into(payload, &mut line).expect("writing to a Vec cannot fail");
+        line
+    }
+
+    /// Appends the shingle of the tokens in `recent`, after a space unless it is the `first`.
+    fn push_recent(&mut self, payload: &[u8], first: &mut bool) {
+        if !std::mem::take(first) {
+            self.pending.push(b' ');
+        }
+        let (Some(oldest), Some(newest)) = (self.recent.front(), self.recent.back()) else {
+            return;
+        };
+        let span = oldest.start..newest.end;
+        // Single spaces between the tokens: the span holds exactly the tokens and one `_`
+        // between each two.
+        if span.len() == self.recent_bytes + self.recent.len() - 1 {
+            self.pending.extend_from_slice(&self.joined[span]);
+        } else {
+            for (k, token) in self.recent.iter().enumerate() {
+                if k > 0 {
+                    self.pending.push(b'_');
+                }
+                self.pending.extend_from_slice(&payload[token.clone()]);
+            }
+        }
     }
 }
 
@@ -126,7 +168,7 @@ mod tests {
     use super::*;
 
     fn shingles(payload: &str, window: usize) -> String {
-        String::from_utf8(Shingler::new(window).shingle(payload.as_bytes()).to_vec()).unwrap()
+        String::from_utf8(Shingler::new(window).shingle(payload.as_bytes())).unwrap()
     }
 
     #[test]
@@ -141,6 +183,7 @@ mod tests {
         assert_eq!(shingler.shingle(b"a b c"), b"a_b b_c");
         assert_eq!(shingler.shingle(b""), b"");
         assert_eq!(shingler.shingle(b"x"), b"x");
+        assert_eq!(shingler.shingle(b"c  d e"), b"c_d d_e");
     }
 
     #[test]
@@ -156,6 +199,24 @@ mod tests {
         assert_eq!(shingles("a", 4), "a");
         assert_eq!(shingles("", 4), "");
         assert_eq!(shingles("   ", 4), "");
+    }
+
+    #[test]
+    fn a_line_longer_than_a_piece_is_written_in_pieces_and_whole() {
+        // Tokens of 1 to 9 bytes with runs of spaces: several pieces of output, both the
+        // joined and the token-by-token path.
+        let tokens: Vec<String> = (0..400_000).map(|i| "x".repeat(1 + i % 9)).collect();
+        let payload: String = tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i % 7 == 0 { format!("{t}   ") } else { format!("{t} ") })
+            .collect();
+        for window in [1, 2, 5] {
+            let expected: Vec<String> = tokens.windows(window).map(|w| w.join("_")).collect();
+            let got = shingles(&payload, window);
+            assert!(got.len() > 2 * LINE_PIECE);
+            assert!(got == expected.join(" "), "window {window}");
+        }
     }
 
     #[test]
