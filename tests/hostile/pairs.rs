@@ -1,0 +1,140 @@
+//! Rows of the matrix for the stages that read or make pairs: sh-pairs and sh-cluster.
+
+use super::*;
+
+fn big_id_pair() -> Vec<u8> {
+    let mut line = vec![b'a'; BIG];
+    line.extend_from_slice(b"\tb\n");
+    line
+}
+
+pub(super) fn pairs_rows() -> Vec<Row> {
+    let p = "sh-pairs";
+    vec![
+        out(p, &[], "", ""),
+        out(p, &[], "\n\n \n", ""),
+        out(p, &[], "5\r\n5", "1\t2\t0\n"),
+        out(p, &[], "5\n  \n\n5\n", "1\t4\t0\n"),
+        out(p, &[], "0xff\n255\n0XFF\n", "1\t2\t0\n1\t3\t0\n2\t3\t0\n"),
+        out(p, &[], "18446744073709551615\n0x7fffffffffffffff\n", "1\t2\t1\n"),
+        out(p, &[], b"\xff\t5\n\xfe\t5\n".to_vec(), b"\xff\t\xfe\t0\n".to_vec()),
+        out(p, &[], b"a\0\r\t5\n[\t5\nc\t\n".to_vec(), b"a\0\r\t[\t0\n".to_vec()),
+        out(p, &["--format", "json"], "5\n5\n", "[5, 5]\n"),
+        line_error(p, &[], "5\n\0\n", 2, NOT_INTEGER, "\\x00"),
+        line_error(p, &[], b"\xff\n".to_vec(), 1, NOT_INTEGER, "\\xFF"),
+        line_error(p, &[], "a\t5\n6\n", 2, "a line without an id among lines with ids", "6"),
+        line_error(p, &[], "5\nb\t6\n", 2, "a line with an id among lines without ids", "b\\t6"),
+        line_error(p, &[], "-5\n", 1, SIGNED, "-5"),
+        line_error(p, &[], "+5\n", 1, SIGNED, "+5"),
+        line_error(p, &[], "5x\n", 1, NOT_INTEGER, "5x"),
+        line_error(p, &[], "1e3\n", 1, NOT_INTEGER, "1e3"),
+        line_error(p, &[], "18446744073709551616\n", 1, TOO_LARGE, "18446744073709551616"),
+        line_error(p, &[], "0x1ffffffffffffffff\n", 1, TOO_LARGE, "0x1ffffffffffffffff"),
+        line_error(p, &[], "1 2\n", 1, "more than one fingerprint on a line", "1 2"),
+        // A no-break space is no separator: `5 6` must not look like two numbers.
+        line_error(p, &[], "5\u{a0}6\n", 1, NOT_INTEGER, "5\\u{A0}6"),
+        line_error(p, &[], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
+        line_error(p, &["--map", "-b", "4", "-k", "2"], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
+        big(p, &[], || [spaces_then("5"), b"\n5\n".to_vec()].concat(), || b"1\t2\t0\n".to_vec()),
+        flag_error(p, &["-k", "64"], "sh-pairs: error: invalid value '64'"),
+        flag_error(p, &["-k", "-1"], "sh-pairs: error: unexpected argument '-1'"),
+        flag_error(p, &["-b", "0"], "sh-pairs: error: invalid value '0'"),
+        flag_error(
+            p,
+            &["-k", "3", "-b", "3"],
+            "sh-pairs: error: --blocks (3) must be greater than --distance (3)",
+        ),
+        flag_error(p, &["-j", "0"], "sh-pairs: error: invalid value '0'"),
+    ]
+}
+
+pub(super) fn cluster_rows() -> Vec<Row> {
+    let c = "sh-cluster";
+    vec![
+        out(c, &[], "", ""),
+        out(c, &[], "\n\n", ""),
+        out(c, &[], "a\tb\r\nb\tc", "a\tb\tc\n"),
+        out(c, &[], "a\tb\t3\t\tjunk\n", "a\tb\n"),
+        out(
+            c,
+            &[],
+            b"a\0\tb\xff\n\r x\t\xff\xfe\n".to_vec(),
+            b"a\0\tb\xff\n\r x\t\xff\xfe\n".to_vec(),
+        ),
+        out(c, &[], "[1, 2]\n2\t3\n[\"3\", \"007\", 0.5e3, -1, true, null]\n", "1\t2\t3\t007\n"),
+        out(c, &[], "[1, \"a\\u0000\\ud83d\\ude00\"]\n", "1\ta\0\u{1F600}\n"),
+        out(c, &["--format", "json"], b"a\xff\tb\n".to_vec(), "[\"a\u{fffd}\", \"b\"]\n"),
+        out(c, &["--min-size", "1"], "a\ta\n", "a\n"),
+        line_error(c, &[], "a\tb\na\n", 2, "a pair line needs two TAB-separated ids", "a"),
+        line_error(c, &[], "  \n", 1, "a pair line needs two TAB-separated ids", "  "),
+        line_error(
+            c,
+            &[],
+            "a\u{3000}b \u{85}\u{202e}\n",
+            1,
+            "a pair line needs two TAB-separated ids",
+            "a\\u{3000}b \\x85\\u{202E}",
+        ),
+        line_error(c, &[], "\t\n", 1, EMPTY_ID, "\\t"),
+        line_error(c, &[], "a\t\n", 1, EMPTY_ID, "a\\t"),
+        line_error(
+            c,
+            &[],
+            "{\"a\": 1}\n",
+            1,
+            "a pair line needs two TAB-separated ids",
+            "{\"a\": 1}",
+        ),
+        line_error(c, &[], "[1]\n", 1, "a JSON pair needs at least two ids", "[1]"),
+        line_error(c, &[], "[]\n", 1, "a JSON pair needs at least two ids", "[]"),
+        line_error(
+            c,
+            &[],
+            "[-1, 2]\n",
+            1,
+            "a JSON id must be a string or an unsigned 64-bit integer",
+            "[-1, 2]",
+        ),
+        line_error(
+            c,
+            &[],
+            "[18446744073709551616, 1]\n",
+            1,
+            "a JSON id must be a string or an unsigned 64-bit integer",
+            "[18446744073709551616, 1]",
+        ),
+        line_error(c, &[], "[0x10, 1]\n", 1, "broken JSON array", "[0x10, 1]"),
+        line_error(c, &[], "[1, 2] x\n", 1, "text after the JSON array", "[1, 2] x"),
+        line_error(c, &[], "[\"\\ud800\", 1]\n", 1, "broken JSON string", "[\"\\ud800\", 1]"),
+        line_error(c, &[], b"[\"a\0\", 1]\n".to_vec(), 1, "broken JSON string", "[\"a\\x00\", 1]"),
+        line_error(
+            c,
+            &[],
+            "[\"a\\tb\", 1]\n",
+            1,
+            "an id cannot hold a TAB or a line feed",
+            "[\"a\\tb\", 1]",
+        ),
+        line_error(
+            c,
+            &[],
+            deep_array(10_000),
+            1,
+            "a JSON id must be a string or an unsigned 64-bit integer",
+            &cut(&deep_array(10_000)),
+        ),
+        line_error(
+            c,
+            &[],
+            format!("[1, 2, {}]", deep_array(10_000)),
+            1,
+            "elements after the first two must be JSON numbers, strings, true, false or null",
+            &cut(&format!("[1, 2, {}]", deep_array(10_000))),
+        ),
+        big(c, &[], big_id_pair, big_id_pair),
+        flag_error(c, &["--min-size", "0"], "sh-cluster: error: invalid value '0'"),
+        flag_error(c, &["--format", "xml"], "sh-cluster: error: invalid value 'xml'"),
+        // -d is --distance in sh-pairs; sh-cluster has no -d (--duplicates is spelled out).
+        flag_error(c, &["-d"], "sh-cluster: error: unexpected argument '-d' found"),
+    ]
+}
