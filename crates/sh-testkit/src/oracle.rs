@@ -1,6 +1,9 @@
 //! sh-pairs the slow way: every pair of records compared, O(n^2). Records are named by their
 //! 1-based line numbers, as sh-pairs names records without ids, and pairs are written as it
-//! writes them: `A<TAB>B<TAB>DISTANCE`, sorted by A, then B.
+//! writes them: `A<TAB>B<TAB>DISTANCE`, sorted by A, then B. 64-bit fingerprints here, wide
+//! ones in [`wide`].
+
+pub mod wide;
 
 /// Every pair `(i, j, distance)` of positions `i < j` in `fps` whose fingerprints are within
 /// `k` bits, in (i, j) order.
@@ -67,41 +70,8 @@ pub fn components(n: usize, output: &str) -> Vec<usize> {
 /// with A before B; the same clusters as all pairs; and no more lines than the repeated records
 /// plus the near pairs of distinct fingerprints. The error says what is wrong.
 pub fn check_sparse(fps: &[u64], k: u32, sparse: &str) -> Result<(), String> {
-    let mut previous = (0, 0);
-    for line in sparse.lines() {
-        let fields: Vec<usize> = line
-            .split('\t')
-            .map(|f| f.parse().map_err(|_| format!("not a pair line: {line}")))
-            .collect::<Result<_, _>>()?;
-        let &[a, b, distance] = fields.as_slice() else {
-            return Err(format!("not A<TAB>B<TAB>DISTANCE: {line}"));
-        };
-        if !(0 < a && a < b && (a, b) > previous) {
-            return Err(format!("not sorted with A before B, or twice: {line}"));
-        }
-        previous = (a, b);
-        if b > fps.len() || (fps[a - 1] ^ fps[b - 1]).count_ones() as usize != distance {
-            return Err(format!("wrong distance: {line}"));
-        }
-        if distance > k as usize {
-            return Err(format!("further than K = {k} bits: {line}"));
-        }
-    }
-    let all = all_pairs(fps, k);
-    if components(fps.len(), sparse) != components(fps.len(), &all) {
-        return Err("not the clusters of all pairs".to_string());
-    }
-    let distinct = {
-        let mut distinct = fps.to_vec();
-        distinct.sort_unstable();
-        distinct.dedup();
-        distinct
-    };
-    let bound = fps.len() - distinct.len() + near_pairs(&distinct, k).count();
-    if sparse.lines().count() > bound {
-        return Err(format!("{} lines, more than {bound}", sparse.lines().count()));
-    }
-    Ok(())
+    let wide: Vec<Vec<u64>> = fps.iter().map(|&fp| vec![fp]).collect();
+    wide::check_sparse(&wide, k, k, sparse)
 }
 
 #[cfg(test)]
