@@ -1,11 +1,12 @@
 complete -c sh-pairs -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
 complete -c sh-pairs -s o -l output -d 'Write to FILE, which is replaced only when the command succeeds (\'-\' is standard output)' -r -F
-complete -c sh-pairs -s k -s d -l distance -d 'Report pairs whose fingerprints differ in at most K bits (6 with 2-token shingles gave the best precision and recall in our evaluation; use less for billions of documents)' -r
+complete -c sh-pairs -s k -s d -l distance -d 'Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token shingles in our evaluation; use less for billions of documents), 16 for 128, 32 for 256' -r
+complete -c sh-pairs -l word-k -d 'Wide fingerprints: report a pair only if some 64-bit word is within this many bits too (faster, approximate; the recall is in DESCRIPTION). Default: exact, floor(K / words)' -r
 complete -c sh-pairs -s b -l blocks -d 'Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size' -r
 complete -c sh-pairs -s j -l threads -d 'Search with N threads [default: all cores]' -r
 complete -c sh-pairs -l against -d 'Report only pairs of an input record with a record of FILE (a new crawl against an existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus position. Each of the two inputs has ids, or line numbers, of its own' -r -F
 complete -c sh-pairs -l format -d 'Output format' -r -f -a "tsv\t'ID_A<TAB>ID_B<TAB>DISTANCE'
-json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints); with ids `["ID_A", "ID_B", DISTANCE]`'"
+json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints; wide ones as "0x..." strings); with ids `["ID_A", "ID_B", DISTANCE]`'"
 complete -c sh-pairs -l sparse -d 'For clustering at scale: write only enough pairs to connect the same clusters. Records sharing a fingerprint give a chain (r1-r2, r2-r3, ...), and two near fingerprints give one pair, their first records. sh-cluster finds the same clusters as from all pairs, and the output grows linearly with the number of duplicates'
 complete -c sh-pairs -l stats -d 'Print records, tables, candidates compared, pairs and time to stderr'
 complete -c sh-pairs -s q -l quiet -d 'No progress on stderr'

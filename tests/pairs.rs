@@ -102,7 +102,8 @@ fn bad_flags_exit_2() {
     run("sh-pairs", &["-k", "3", "-b", "3"], "1\n")
         .failure(2, "sh-pairs: error: --blocks (3) must be greater");
     run("sh-pairs", &["-b", "65"], "1\n").failure(2, "sh-pairs: error: invalid value '65'");
-    run("sh-pairs", &["-k", "64"], "1\n").failure(2, "sh-pairs: error: invalid value '64'");
+    run("sh-pairs", &["-k", "64"], "1\n").failure(2, "sh-pairs: error: -k 64: a 64-bit");
+    run("sh-pairs", &["-k", "256"], "1\n").failure(2, "sh-pairs: error: invalid value '256'");
     run("sh-pairs", &["--sparse", "--against", "x"], "1\n")
         .failure(2, "sh-pairs: error: the argument");
 }

@@ -3,6 +3,8 @@
 use sh_compute::widen;
 use sh_core::fingerprint::{Fingerprint, Width};
 
+use proptest::prelude::*;
+
 use crate::util::{pipeline, run};
 
 /// A text stage's input: `ID<TAB>TEXT` lines.
@@ -182,4 +184,92 @@ fn bad_input_names_the_line_at_every_width() {
         let out = run("sh-compute", &["--bits", bits], "1 2\n3:nan\n");
         out.failure(1, "sh-compute: error: line 2: weight is not a finite decimal number: '3:nan'");
     }
+}
+
+/// Wide fingerprints as sh-compute writes them: `0x` and N/4 hex digits, highest word first.
+fn wide_text(fingerprints: &[Vec<u64>], ids: bool) -> String {
+    let mut text = String::new();
+    for (r, words) in fingerprints.iter().enumerate() {
+        if ids {
+            text.push_str(&format!("{}\t", r + 1));
+        }
+        let fingerprint = Fingerprint::from_words(words).expect("2 or 4 words");
+        text.push_str(&format!("{fingerprint}\n"));
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Through the binary, text in and out: the parser takes `0x` and 32 or 64 digits as wide
+    /// however many leading zeros, and the pairs are the oracle's, exact and with --word-k.
+    #[test]
+    fn sh_pairs_on_wide_text_equals_the_oracle(
+        (words, fps) in prop_oneof![Just(2usize), Just(4)]
+            .prop_flat_map(|w| (Just(w), sh_testkit::strategies::wide_fingerprints(40, w))),
+        k in 0u32..=60,
+        word_k in proptest::option::of(0u32..=8),
+        ids in any::<bool>(),
+        zeros in any::<bool>(),
+    ) {
+        // Leading zero words, so that `0x000…` could pass for a 64-bit number.
+        let fps: Vec<Vec<u64>> = if zeros {
+            fps.into_iter().map(|mut fp| { fp[1..].fill(0); fp }).collect()
+        } else {
+            fps
+        };
+        let mut args = vec!["-k".to_string(), k.to_string()];
+        if let Some(word_k) = word_k {
+            args.extend(["--word-k".to_string(), word_k.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run("sh-pairs", &args, wide_text(&fps, ids));
+        let per_word = sh_pairs::WideRule::new(words, k, word_k).word_k;
+        prop_assert_eq!(out.success(), sh_testkit::oracle::wide::all_pairs(&fps, k, per_word));
+    }
+}
+
+#[test]
+fn sh_pairs_finds_the_near_copies_at_256_bits_by_default() {
+    let documents = near_and_unrelated();
+    let stages: [(&str, &[&str]); 5] = [
+        ("sh-tokenize", &["--with-id"]),
+        ("sh-shingle", &[]),
+        ("sh-hash", &[]),
+        ("sh-compute", &["--bits", "256"]),
+        ("sh-pairs", &[]),
+    ];
+    let out = pipeline(&stages, lines(&documents));
+    let pairs: Vec<(&str, &str)> = out
+        .success()
+        .lines()
+        .map(|line| {
+            let mut fields = line.split('\t');
+            (fields.next().expect("A"), fields.next().expect("B"))
+        })
+        .collect();
+    let expected: Vec<(String, String)> =
+        (0..10).map(|i| (format!("base-{i}"), format!("copy-{i}"))).collect();
+    let got: Vec<(String, String)> =
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_width_mismatch_between_the_inputs_names_the_corpus_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let corpus = dir.path().join("corpus.txt");
+    std::fs::write(&corpus, "7\n").expect("written");
+    let query = wide_text(&[vec![7, 0]], false);
+    let corpus_arg = corpus.to_str().expect("UTF-8 path");
+    let out = run("sh-pairs", &["--against", corpus_arg], query);
+    let stderr = out.failure(1, "sh-pairs: error: ");
+    assert_eq!(
+        stderr,
+        format!(
+            "sh-pairs: error: {corpus_arg}: line 1: a 64-bit fingerprint, but the first input's \
+             are 128-bit (one run holds fingerprints of one width): '7'\n"
+        )
+    );
 }

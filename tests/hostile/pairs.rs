@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// Two 128-bit fingerprints one bit apart.
+const W128_ZERO: &str = "0x00000000000000000000000000000000";
+const W128_ONE: &str = "0x00000000000000000000000000000001";
+const HEX_DIGITS_17: &str = "0x and 17 hex digits: a fingerprint is decimal or 0x and at most 16 \
+                             significant hex digits (64-bit), or 0x and exactly 32 (128-bit) or 64 (256-bit)";
+const WIDTHS: &str =
+    "a 128-bit fingerprint, but line 1 has a 64-bit one (one input holds fingerprints of one width)";
+
 fn big_id_pair() -> Vec<u8> {
     let mut line = vec![b'a'; BIG];
     line.extend_from_slice(b"\tb\n");
@@ -29,14 +37,42 @@ pub(super) fn pairs_rows() -> Vec<Row> {
         line_error(p, &[], "5x\n", 1, NOT_INTEGER, "5x"),
         line_error(p, &[], "1e3\n", 1, NOT_INTEGER, "1e3"),
         line_error(p, &[], "18446744073709551616\n", 1, TOO_LARGE, "18446744073709551616"),
-        line_error(p, &[], "0x1ffffffffffffffff\n", 1, TOO_LARGE, "0x1ffffffffffffffff"),
+        line_error(p, &[], "0x1ffffffffffffffff\n", 1, HEX_DIGITS_17, "0x1ffffffffffffffff"),
+        // Wide fingerprints: the total over the words, one width per run.
+        out(p, &[], format!("{W128_ZERO}\n{W128_ONE}\n"), "1\t2\t1\n"),
+        out(
+            p,
+            &["--format", "json"],
+            format!("{W128_ONE}\n{W128_ZERO}\n"),
+            format!("[\"{W128_ZERO}\", \"{W128_ONE}\"]\n"),
+        ),
+        line_error(p, &[], format!("5\n{W128_ZERO}\n"), 2, WIDTHS, W128_ZERO),
+        line_error(
+            p,
+            &["--map", "-b", "8"],
+            format!("{W128_ZERO}\n"),
+            1,
+            "a 128-bit fingerprint: --map reads 64-bit ones",
+            W128_ZERO,
+        ),
+        flag_error_on(
+            p,
+            &["-k", "128"],
+            format!("{W128_ZERO}\n"),
+            "sh-pairs: error: -k 128: a 128-bit fingerprint needs K below 128",
+        ),
         line_error(p, &[], "1 2\n", 1, "more than one fingerprint on a line", "1 2"),
         // A no-break space is no separator: `5 6` must not look like two numbers.
         line_error(p, &[], "5\u{a0}6\n", 1, NOT_INTEGER, "5\\u{A0}6"),
         line_error(p, &[], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
         line_error(p, &["--map", "-b", "4", "-k", "2"], "a\t5\n\t5\n", 2, EMPTY_ID, "\\t5"),
         big(p, &[], || [spaces_then("5"), b"\n5\n".to_vec()].concat(), || b"1\t2\t0\n".to_vec()),
-        flag_error(p, &["-k", "64"], "sh-pairs: error: invalid value '64'"),
+        flag_error(
+            p,
+            &["-k", "64"],
+            "sh-pairs: error: -k 64: a 64-bit fingerprint needs K below 64",
+        ),
+        flag_error(p, &["-k", "256"], "sh-pairs: error: invalid value '256'"),
         flag_error(p, &["-k", "-1"], "sh-pairs: error: unexpected argument '-1'"),
         flag_error(p, &["-b", "0"], "sh-pairs: error: invalid value '0'"),
         flag_error(

@@ -8,11 +8,14 @@ use sh_core::cli::IoArgs;
 use crate::output::Format;
 
 const DESCRIPTION: &str = "\
-Finds every pair of records whose 64-bit fingerprints differ in at most K bits (Hamming \
-distance), without comparing all pairs.
+Finds every pair of records whose fingerprints differ in at most K bits (Hamming distance), \
+without comparing all pairs. Fingerprints are 64-bit, or wide: 128 or 256 bits (sh-compute \
+--bits), whose distance is the sum over their 64-bit words.
 
 Input: one record per line, `[ID<TAB>]FINGERPRINT`, the fingerprint an unsigned 64-bit integer \
-in decimal or 0x hex (what sh-compute prints). Without ids a record is named by its 1-based \
+in decimal or 0x hex (what sh-compute prints), or `0x` and exactly 32 or 64 hex digits for a \
+128- or 256-bit one. One run holds one width: a line of another width (in the input or the \
+--against file) is an error naming it. Without ids a record is named by its 1-based \
 line number; a mix of lines with and without ids, or an empty id (a line that starts with a \
 TAB), is an error. Records with an empty fingerprint (`ID<TAB>`, a blank line) are skipped.
 
@@ -32,21 +35,35 @@ pair is found twice and nothing is de-duplicated afterwards. Records that share 
 are searched once and expanded into pairs while writing, so their pairs stream out in bounded \
 memory.
 
+Wide fingerprints (L = 2 or 4 words): if two are within K bits in total, some word is within \
+floor(K/L) bits (pigeonhole). So each word is searched as above within k = floor(K/L) bits, \
+over the distinct values of that word, and every candidate's total is checked: the search is \
+exact. A candidate is reported by the first word within k bits, so each pair comes out once. \
+Default K: 6 for 64 bits, 16 for 128, 32 for 256. --word-k k searches each word within a \
+smaller k: faster, and a pair within K is found only if some word is within k bits. If the \
+d differing bits of a pair fall at random places (as they do for simhash), the chance that it \
+is found is 1 - N/C(64L, d), where N is the number of ways to place d bits in L words of 64 \
+with more than k in every word: the sum, over d_1 + ... + d_L = d with every d_i > k, of \
+C(64, d_1) * ... * C(64, d_L). It is 1 for d <= L*(k+1) - 1. For L = 4, k = 6: 0.992 at \
+d = 28, 0.83 at d = 32, 0.54 at d = 36; k = 8: 1 up to d = 35, 0.86 at d = 40. --stats shows the words searched, the candidates \
+verified and whether the search was exact. --blocks, if given, is B of every word's search.
+
 Choosing B: few blocks mean few tables but large groups; many blocks mean small groups but \
 many tables. Without --blocks, B is the value in K+1..64 with the least expected work for the \
 number of distinct fingerprints n, assuming they spread uniformly: the tree's splitting work, \
 the sum over depths d of C(K+d, d) * (K+1) * n * min(1, n / 2^(d*64/B)), plus half a unit \
 per comparison, C(B, K) * n^2/2 / 2^((B-K)*64/B). --stats shows the B chosen.
 
-Memory: about 20 bytes per record and 16 more per distinct fingerprint while searching (the \
-ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
+Memory: about 20 bytes per record and 16 more per distinct fingerprint while searching (8 \
+more per word of a wide one; the ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
 held to write the output in order. If those do not fit, sh-pairs stops with an error rather \
 than writing part of the output; --sparse needs the same memory for the search but writes \
 far fewer lines.
 
 Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
 for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
-source) or through sort(1). Both steps need --blocks and the same -b and -k. The map reads the \
+source) or through sort(1); for 64-bit fingerprints only. Both steps need --blocks and the \
+same -b and -k. The map reads the \
 records as above and writes, for each record and each of the C(B, K) tables, one line \
 `KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: KEY is the table's number (tables in lexicographic \
 order of their blocks, from 0) in lowercase hex zero-padded to the width of C(B, K)-1, followed \
@@ -79,11 +96,17 @@ pub struct Args {
     #[command(flatten)]
     pub io: IoArgs,
 
-    /// Report pairs whose fingerprints differ in at most K bits (6 with 2-token shingles gave
-    /// the best precision and recall in our evaluation; use less for billions of documents)
+    /// Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The
+    /// default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token
+    /// shingles in our evaluation; use less for billions of documents), 16 for 128, 32 for 256
     #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
-          default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=63))]
-    pub k: u32,
+          value_parser = clap::value_parser!(u32).range(0..=255))]
+    pub k: Option<u32>,
+
+    /// Wide fingerprints: report a pair only if some 64-bit word is within this many bits too
+    /// (faster, approximate; the recall is in DESCRIPTION). Default: exact, floor(K / words)
+    #[arg(long, value_name = "k", value_parser = clap::value_parser!(u32).range(0..=63))]
+    pub word_k: Option<u32>,
 
     /// Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size
     #[arg(short, long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -142,5 +165,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
+    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 32 bits in total (the default for that width), found exactly."),
+    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: faster, but about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
 ];

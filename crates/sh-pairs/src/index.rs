@@ -1,6 +1,12 @@
 //! Records grouped by fingerprint: the distinct fingerprints in ascending order, and for each
 //! the records that carry it, in input order. The search runs over distinct fingerprints only;
 //! records that share one are expanded into pairs while writing.
+//!
+//! Fingerprints are 64-bit (one word) or wide (2 or 4 words, `sh-compute --bits 128|256`); a
+//! wide fingerprint is held as its words end to end, word 0 first, and wide ones ascend as
+//! numbers (the highest word decides first).
+
+use sh_core::fingerprint::Fingerprint;
 
 /// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
 /// to 4,294,967,295 records per run.
@@ -9,10 +15,12 @@ pub type RecordIndex = u32;
 /// A group's number: the rank of its distinct fingerprint among all, ascending.
 pub type GroupIndex = u32;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Index {
-    /// Every distinct fingerprint, ascending.
-    pub distinct: Vec<u64>,
+    /// Every distinct fingerprint, ascending: `words` words each, end to end.
+    distinct: Vec<u64>,
+    /// Words per fingerprint: 1, 2 or 4.
+    words: usize,
     /// `members[group_start[g]..group_start[g + 1]]` are the records of `distinct[g]`.
     group_start: Vec<RecordIndex>,
     members: Vec<RecordIndex>,
@@ -25,7 +33,63 @@ pub struct Index {
 }
 
 impl Index {
-    /// Groups `fingerprints` (one per record, in input order).
+    /// Groups `fingerprints` of `words` words each (one fingerprint per record, in input
+    /// order, its words end to end).
+    pub fn build_words(fingerprints: Vec<u64>, words: usize, threads: usize) -> Index {
+        match words {
+            1 => Index::build(fingerprints, threads),
+            2 => Index::build_wide::<2>(&fingerprints),
+            4 => Index::build_wide::<4>(&fingerprints),
+            _ => panic!("a fingerprint has 1, 2 or 4 words, not {words}"),
+        }
+    }
+
+    /// Groups wide fingerprints of `L` words: a sort of (fingerprint, record), highest word
+    /// first, so groups ascend as numbers and list their records in input order.
+    fn build_wide<const L: usize>(fingerprints: &[u64]) -> Index {
+        let n = fingerprints.len() / L;
+        let mut keyed: Vec<([u64; L], RecordIndex)> = fingerprints
+            .chunks_exact(L)
+            .enumerate()
+            .map(|(record, words)| {
+                let mut key = [0; L];
+                for (k, &w) in key.iter_mut().zip(words.iter().rev()) {
+                    *k = w;
+                }
+                (key, record as RecordIndex)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut distinct = Vec::new();
+        let mut group_start: Vec<RecordIndex> = Vec::new();
+        let mut members: Vec<RecordIndex> = Vec::with_capacity(n);
+        for (i, (key, record)) in keyed.iter().enumerate() {
+            if i == 0 || keyed[i - 1].0 != *key {
+                distinct.extend(key.iter().rev());
+                group_start.push(i as RecordIndex);
+            }
+            members.push(*record);
+        }
+        drop(keyed);
+        group_start.push(n as RecordIndex);
+        let mut group_of: Vec<GroupIndex> = vec![0; n];
+        for (g, bounds) in group_start.windows(2).enumerate() {
+            for &record in &members[bounds[0] as usize..bounds[1] as usize] {
+                group_of[record as usize] = g as GroupIndex;
+            }
+        }
+        Index {
+            distinct,
+            words: L,
+            group_start,
+            members,
+            group_of,
+            lookup: Vec::new(),
+            lookup_bits: 0,
+        }
+    }
+
+    /// Groups `fingerprints` (64-bit, one per record, in input order).
     ///
     /// Records are first dealt into buckets by the top bits of their fingerprint (a counting
     /// sort, stable, so each bucket lists its records in input order); then each bucket, small
@@ -104,7 +168,45 @@ impl Index {
         for b in 1..lookup.len() {
             lookup[b] += lookup[b - 1];
         }
-        Index { distinct, group_start, members, group_of, lookup, lookup_bits }
+        Index { distinct, words: 1, group_start, members, group_of, lookup, lookup_bits }
+    }
+
+    /// The number of groups: of distinct fingerprints.
+    pub fn groups(&self) -> usize {
+        self.distinct.len() / self.words
+    }
+
+    /// Words per fingerprint: 1, 2 or 4.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The distinct 64-bit fingerprints, ascending: one per group. Only for 64-bit ones.
+    pub fn distinct64(&self) -> &[u64] {
+        assert_eq!(self.words, 1, "distinct64 is for 64-bit fingerprints");
+        &self.distinct
+    }
+
+    /// Word `w` of group `g`'s fingerprint (word 0 the lowest).
+    pub fn word(&self, g: GroupIndex, w: usize) -> u64 {
+        self.distinct[g as usize * self.words + w]
+    }
+
+    /// The words of group `g`'s fingerprint, word 0 first.
+    pub fn words_of(&self, g: GroupIndex) -> &[u64] {
+        let start = g as usize * self.words;
+        &self.distinct[start..start + self.words]
+    }
+
+    /// The Hamming distance of the fingerprints of groups `g` and `h`: the sum over the words.
+    pub fn distance(&self, g: GroupIndex, h: GroupIndex) -> u32 {
+        let (a, b) = (self.words_of(g), self.words_of(h));
+        a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
+    }
+
+    /// Group `g`'s fingerprint.
+    pub fn fingerprint(&self, g: GroupIndex) -> Fingerprint {
+        Fingerprint::from_words(self.words_of(g)).expect("1, 2 or 4 words")
     }
 
     pub fn records(&self) -> usize {
@@ -121,18 +223,15 @@ impl Index {
         &self.members[self.group_start[g] as usize..self.group_start[g + 1] as usize]
     }
 
-    /// The group of a fingerprint that is in the index.
+    /// The group of a 64-bit fingerprint that is in the index.
     pub fn group_of_fingerprint(&self, fp: u64) -> GroupIndex {
+        debug_assert_eq!(self.words, 1, "looked up by a 64-bit fingerprint");
         let bucket = top_bits(fp, self.lookup_bits);
         let (start, end) = (self.lookup[bucket] as usize, self.lookup[bucket + 1] as usize);
         let at = self.distinct[start..end]
             .binary_search(&fp)
             .expect("fingerprint found by the search is indexed");
         (start + at) as GroupIndex
-    }
-
-    pub fn fingerprint(&self, g: GroupIndex) -> u64 {
-        self.distinct[g as usize]
     }
 }
 
@@ -265,14 +364,14 @@ mod tests {
         let fingerprints: Vec<u64> =
             (0..5000u64).map(|i| (i % 1000).wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         let index = Index::build(fingerprints.clone(), 2);
-        assert_eq!(index.distinct.len(), 1000);
-        assert!(index.distinct.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(index.groups(), 1000);
+        assert!(index.distinct64().windows(2).all(|w| w[0] < w[1]));
         for g in 0..1000 {
             let members = index.members(g);
             assert_eq!(members.len(), 5);
             assert!(members.windows(2).all(|w| w[0] < w[1]));
             for &r in members {
-                assert_eq!(fingerprints[r as usize], index.fingerprint(g));
+                assert_eq!(fingerprints[r as usize], index.word(g, 0));
                 assert_eq!(index.group_of(r), g);
             }
         }
@@ -307,9 +406,9 @@ mod tests {
         }
         for threads in [1, 2, 3, 8] {
             let index = Index::build(fingerprints.clone(), threads);
-            assert_eq!(index.distinct.len(), expected.len(), "{threads} threads");
+            assert_eq!(index.groups(), expected.len(), "{threads} threads");
             for (g, (fp, members)) in expected.iter().enumerate() {
-                assert_eq!(index.fingerprint(g as u32), *fp);
+                assert_eq!(index.word(g as u32, 0), *fp);
                 assert_eq!(index.group_of_fingerprint(*fp), g as u32);
                 assert_eq!(index.members(g as u32), members.as_slice());
                 assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
@@ -336,7 +435,7 @@ mod tests {
     #[test]
     fn groups_keep_input_order() {
         let index = Index::build(vec![5, 3, 5, 9, 3, 5], 2);
-        assert_eq!(index.distinct, [3, 5, 9]);
+        assert_eq!(index.distinct64(), [3, 5, 9]);
         assert_eq!(index.members(0), [1, 4]);
         assert_eq!(index.members(1), [0, 2, 5]);
         assert_eq!(index.members(2), [3]);

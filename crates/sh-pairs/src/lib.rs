@@ -10,6 +10,7 @@
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
 //! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
+//! | `wide.rs` | wide fingerprints: the search of each word and the check of the total ([`find_near_groups_wide`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
@@ -24,10 +25,12 @@ mod records;
 mod search;
 mod split;
 mod tables;
+mod wide;
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
@@ -37,11 +40,12 @@ pub use index::{GroupIndex, Index, Neighbours, RecordIndex};
 pub use mapreduce::MapReduce;
 pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
 pub use records::{
-    read_records, read_records_after, IdsThroughout, RecordLine, RecordName, RecordNames, Records,
-    MAX_RECORDS,
+    read_records, read_records_after, Earlier, IdsThroughout, RecordLine, RecordName, RecordNames,
+    Records, MAX_RECORDS,
 };
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use tables::{binomial, Blocks, Table, Tables};
+pub use wide::{check_k, default_rule, find_near_groups_wide, WideRule, WideSummary};
 
 /// The sh-pairs command.
 pub fn run(args: Args) -> Result<()> {
@@ -50,15 +54,17 @@ pub fn run(args: Args) -> Result<()> {
     }
     let started = Instant::now();
     if let Some(blocks) = args.blocks {
-        Tables::new(blocks, args.k)?; // a usage error before any input is read
+        // A usage error before any input is read when no width could use B: the widest has
+        // the smallest k per word.
+        let k = args.k.unwrap_or(0);
+        Tables::new(blocks, WideRule::new(Width::Bits256.words(), k, args.word_k).word_k)?;
     }
     let mut progress = Progress::new(args.quiet, "records read");
     let query = read_records(&mut args.io.open_input()?, &mut progress)?;
     let corpus = match &args.against {
         Some(path) => {
             let mut corpus = RecordReader::open(path)?;
-            let earlier = query.fingerprints.len();
-            let records = read_records_after(&mut corpus, &mut progress, earlier);
+            let records = read_records_after(&mut corpus, &mut progress, Earlier::of(&query));
             Some(records.map_err(|e| e.in_file(path))?)
         }
         None => None,
@@ -66,6 +72,7 @@ pub fn run(args: Args) -> Result<()> {
     let read_time = started.elapsed();
     let options = Options {
         k: args.k,
+        word_k: args.word_k,
         blocks: args.blocks,
         threads: args.threads.map_or_else(default_threads, |t| t as usize),
         format: args.format,
@@ -76,24 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     out.finish()?;
     progress.finish();
     if args.stats {
-        eprintln!(
-            "sh-pairs: {} records, {} distinct fingerprints, K={}, B={}, {} tables, \
-             {} candidates compared, {} near pairs of distinct fingerprints, {} pairs written, \
-             {:.3} s (read {:.3}, group {:.3}, search {:.3}, write {:.3})",
-            summary.records,
-            summary.distinct,
-            options.k,
-            summary.blocks,
-            binomial(summary.blocks, options.k),
-            summary.compared,
-            summary.near_groups,
-            summary.pairs,
-            started.elapsed().as_secs_f64(),
-            read_time.as_secs_f64(),
-            summary.group_time.as_secs_f64(),
-            summary.search_time.as_secs_f64(),
-            summary.write_time.as_secs_f64(),
-        );
+        eprintln!("{}", summary.stats_line(started.elapsed(), read_time));
     }
     Ok(())
 }
@@ -106,7 +96,7 @@ fn run_map_reduce(args: &Args) -> Result<()> {
     let blocks = args
         .blocks
         .ok_or_else(|| Error::usage("--map and --reduce need --blocks (the same for both)"))?;
-    let mut job = MapReduce::new(blocks, args.k)?;
+    let mut job = MapReduce::new(blocks, args.k.unwrap_or(default_rule(1).0))?;
     job.numbered = args.numbered;
     job.sparse = args.sparse;
     let mut input = args.io.open_input()?;
@@ -125,8 +115,10 @@ fn run_map_reduce(args: &Args) -> Result<()> {
 /// How to search and what to write.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// K: pairs within this many bits.
-    pub k: u32,
+    /// K: pairs within this many bits; `None`: the default for the fingerprints' width.
+    pub k: Option<u32>,
+    /// Wide fingerprints: find only pairs with some word within this many bits.
+    pub word_k: Option<u32>,
     /// B; `None`: chosen by the cost model.
     pub blocks: Option<u32>,
     pub threads: usize,
@@ -139,8 +131,17 @@ pub struct Options {
 pub struct Summary {
     pub records: u64,
     pub distinct: usize,
-    pub blocks: u32,
+    /// Words per fingerprint: 1, 2 or 4.
+    pub words: usize,
+    /// K, and the k of each word's search (K itself for 64 bits).
+    pub k: u32,
+    pub word_k: u32,
+    /// B of each word's search.
+    pub blocks: Vec<u32>,
+    /// Pairs of distinct fingerprints (of distinct word values, for wide ones) compared.
     pub compared: u64,
+    /// Wide fingerprints: candidate pairs whose total distance was checked.
+    pub verified: u64,
     pub near_groups: usize,
     pub pairs: u64,
     pub group_time: Duration,
@@ -148,9 +149,56 @@ pub struct Summary {
     pub write_time: Duration,
 }
 
-/// Finds the pairs of `query` (or of `query` against `corpus`) and writes them to `out`. The
-/// two hold at most [`MAX_RECORDS`] records together, as the readers ensure. The fingerprints
-/// are dropped once grouped, to make room for the search.
+impl Summary {
+    /// The line of --stats.
+    fn stats_line(&self, total: Duration, read_time: Duration) -> String {
+        let search = if self.words == 1 {
+            let b = self.blocks.first().copied().unwrap_or(self.k + 1);
+            format!(
+                "K={}, B={b}, {} tables, {} candidates compared",
+                self.k,
+                binomial(b, self.k),
+                self.compared
+            )
+        } else {
+            let blocks: Vec<String> = self.blocks.iter().map(u32::to_string).collect();
+            let exact = if WideRule::new(self.words, self.k, Some(self.word_k)).is_exact() {
+                "exact"
+            } else {
+                "approximate"
+            };
+            format!(
+                "{}-bit, K={} in total, {} words searched within k={} bits ({exact}), B={}, \
+                 {} candidates compared, {} candidates verified",
+                64 * self.words,
+                self.k,
+                self.words,
+                self.word_k,
+                blocks.join(","),
+                self.compared,
+                self.verified,
+            )
+        };
+        format!(
+            "sh-pairs: {} records, {} distinct fingerprints, {search}, {} near pairs of distinct \
+             fingerprints, {} pairs written, {:.3} s (read {:.3}, group {:.3}, search {:.3}, \
+             write {:.3})",
+            self.records,
+            self.distinct,
+            self.near_groups,
+            self.pairs,
+            total.as_secs_f64(),
+            read_time.as_secs_f64(),
+            self.group_time.as_secs_f64(),
+            self.search_time.as_secs_f64(),
+            self.write_time.as_secs_f64(),
+        )
+    }
+}
+
+/// Finds the pairs of `query` (or of `query` against `corpus`, of the same width) and writes
+/// them to `out`. The two hold at most [`MAX_RECORDS`] records together, as the readers ensure.
+/// The fingerprints are dropped once grouped, to make room for the search.
 pub fn write_pairs<W: Write>(
     mut query: Records,
     mut corpus: Option<Records>,
@@ -159,30 +207,71 @@ pub fn write_pairs<W: Write>(
     progress: &mut Progress,
 ) -> Result<Summary> {
     let phase = Instant::now();
-    let queries = query.fingerprints.len();
-    let records = queries + corpus.as_ref().map_or(0, |c| c.fingerprints.len());
+    // Without records the width is unknown, and there is nothing to search.
+    let Some(width) = query.width.or(corpus.as_ref().and_then(|c| c.width)) else {
+        return Ok(Summary {
+            words: 1,
+            k: options.k.unwrap_or(default_rule(1).0),
+            ..Summary::default()
+        });
+    };
+    let words = width.words();
+    let (default_k, default_word_k) = default_rule(words);
+    let k = options.k.unwrap_or(default_k);
+    check_k(words, k)?;
+    let word_k =
+        if options.k.is_some() { options.word_k } else { options.word_k.or(default_word_k) };
+    let rule = WideRule::new(words, k, word_k);
+    let queries = query.len();
+    let records = queries + corpus.as_ref().map_or(0, Records::len);
     assert!(records <= MAX_RECORDS, "more than 2^32-1 records: read_records refuses them");
     let mut fingerprints = std::mem::take(&mut query.fingerprints);
     if let Some(corpus) = &mut corpus {
         fingerprints.append(&mut corpus.fingerprints);
         corpus.fingerprints = Vec::new();
     }
-    let index = Index::build(fingerprints, options.threads);
-    let blocks = options.blocks.unwrap_or_else(|| choose_blocks(index.distinct.len(), options.k));
-    let tables = Tables::new(blocks, options.k)?;
+    let index = Index::build_words(fingerprints, words, options.threads);
     let selection = match &corpus {
         Some(_) => Selection::Against { queries: queries as RecordIndex },
         None if options.sparse => Selection::Sparse,
         None => Selection::All,
     };
-    let group_time = phase.elapsed();
+    let mut summary = Summary {
+        records: records as u64,
+        distinct: index.groups(),
+        words,
+        k,
+        word_k: rule.word_k,
+        ..Summary::default()
+    };
 
     progress.set_message("fingerprints searched");
-    let phase = Instant::now();
-    let (near, compared) = find_near_groups(&index, &tables, options.threads, selection)?;
-    let neighbours = Neighbours::build(index.distinct.len(), &near);
+    let near = if words == 1 {
+        // One word: the rule is a distance within K and k alike.
+        let k = rule.word_k;
+        let blocks = options.blocks.unwrap_or_else(|| choose_blocks(index.groups(), k));
+        let tables = Tables::new(blocks, k)?;
+        summary.group_time = phase.elapsed();
+        let phase = Instant::now();
+        let (near, compared) = find_near_groups(&index, &tables, options.threads, selection)?;
+        summary.search_time = phase.elapsed();
+        summary.blocks = vec![blocks];
+        summary.compared = compared;
+        near
+    } else {
+        summary.group_time = phase.elapsed();
+        let phase = Instant::now();
+        let (near, wide) =
+            find_near_groups_wide(&index, rule, options.blocks, options.threads, selection)?;
+        summary.search_time = phase.elapsed();
+        summary.blocks = wide.blocks;
+        summary.compared = wide.compared;
+        summary.verified = wide.verified;
+        near
+    };
+    let neighbours = Neighbours::build(index.groups(), &near);
     drop(near);
-    let search_time = phase.elapsed();
+    summary.near_groups = neighbours.pair_count();
 
     progress.set_message("pairs written");
     let phase = Instant::now();
@@ -190,18 +279,10 @@ pub fn write_pairs<W: Write>(
     let queries = queries as RecordIndex;
     let mut writer =
         PairWriter::new(out, options.format, &index, &query.names, corpus_names, queries);
-    let pairs = emit_pairs(&index, &neighbours, selection, &mut writer).map_err(Error::writing)?;
-    Ok(Summary {
-        records: records as u64,
-        distinct: index.distinct.len(),
-        blocks,
-        compared,
-        near_groups: neighbours.pair_count(),
-        pairs,
-        group_time,
-        search_time,
-        write_time: phase.elapsed(),
-    })
+    summary.pairs =
+        emit_pairs(&index, &neighbours, selection, &mut writer).map_err(Error::writing)?;
+    summary.write_time = phase.elapsed();
+    Ok(summary)
 }
 
 fn default_threads() -> usize {

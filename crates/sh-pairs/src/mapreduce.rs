@@ -20,6 +20,7 @@
 
 use std::io::{self, Write};
 
+use sh_core::fingerprint::Width;
 use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
@@ -80,6 +81,12 @@ impl MapReduce {
                 continue;
             };
             ids.check(line, id.is_some(), record)?;
+            if fingerprint.width() != Width::Bits64 {
+                let what =
+                    format!("a {} fingerprint: --map reads 64-bit ones", fingerprint.width());
+                return Err(Error::input(line, what, rest));
+            }
+            let fingerprint = fingerprint.words()[0];
 
             // The part after the key is the same for every table.
             value.clear();

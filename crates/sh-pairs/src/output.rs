@@ -11,6 +11,7 @@ use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
 use clap::ValueEnum;
+use sh_core::fingerprint::{Fingerprint, Width};
 use sh_core::number::{push_u64, write_u64};
 
 use crate::index::{GroupIndex, Index, Neighbours, RecordIndex};
@@ -22,7 +23,8 @@ pub enum Format {
     /// ID_A<TAB>ID_B<TAB>DISTANCE
     Tsv,
     /// One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller
-    /// first (what seomoz's simhash-find-all prints); with ids `["ID_A", "ID_B", DISTANCE]`
+    /// first (what seomoz's simhash-find-all prints; wide ones as "0x..." strings); with ids
+    /// `["ID_A", "ID_B", DISTANCE]`
     Json,
 }
 
@@ -36,6 +38,20 @@ pub enum Selection {
     /// Enough pairs to connect the same clusters: a chain through the records of each
     /// fingerprint, and one pair (their first records) for two near fingerprints.
     Sparse,
+}
+
+impl Selection {
+    /// Whether a pair of groups can give a selected pair. With a corpus, only if one group holds
+    /// a query and the other a corpus record: members are ascending, so the first and last
+    /// member tell.
+    pub fn useful(self, index: &Index, g: GroupIndex, h: GroupIndex) -> bool {
+        let Selection::Against { queries } = self else {
+            return true;
+        };
+        let has_query = |g| index.members(g)[0] < queries;
+        let has_corpus = |g| index.members(g).last().is_some_and(|&r| r >= queries);
+        (has_query(g) && has_corpus(h)) || (has_query(h) && has_corpus(g))
+    }
 }
 
 /// Where the pairs go: `(a, b, distance)`, `a` before `b` in the input.
@@ -92,7 +108,7 @@ impl<'a, S: PairSink> Emitter<'a, S> {
     }
 
     fn distance(&self, g: GroupIndex, h: GroupIndex) -> u32 {
-        (self.index.fingerprint(g) ^ self.index.fingerprint(h)).count_ones()
+        self.index.distance(g, h)
     }
 
     /// Pairs of `a` with every record from `from` on in its group and its neighbours' groups.
@@ -180,7 +196,7 @@ impl RecordSet {
 /// up their groups, which are scattered in memory.
 fn records_with_partners(index: &Index, neighbours: &Neighbours) -> RecordSet {
     let mut set = RecordSet { words: vec![0; index.records().div_ceil(64)] };
-    for g in 0..index.distinct.len() as GroupIndex {
+    for g in 0..index.groups() as GroupIndex {
         let members = index.members(g);
         if members.len() >= 2 || !neighbours.of(g).is_empty() {
             for &r in members {
@@ -252,13 +268,14 @@ impl<W: Write> PairSink for PairWriter<'_, W> {
                 return self.out.write_all(buffer);
             }
             Format::Json if !self.has_named_ids() => {
-                let fp = |r| self.index.fingerprint(self.index.group_of(r));
-                let (low, high) = (fp(a).min(fp(b)), fp(a).max(fp(b)));
+                // Groups ascend with their fingerprints.
+                let (g, h) = (self.index.group_of(a), self.index.group_of(b));
+                let (low, high) = (g.min(h), g.max(h));
                 let out = &mut *self.out;
                 out.write_all(b"[")?;
-                write_u64(out, low)?;
+                write_json_fingerprint(out, self.index.fingerprint(low))?;
                 out.write_all(b", ")?;
-                write_u64(out, high)?;
+                write_json_fingerprint(out, self.index.fingerprint(high))?;
                 out.write_all(b"]")?;
             }
             Format::Json => {
@@ -274,5 +291,18 @@ impl<W: Write> PairSink for PairWriter<'_, W> {
             }
         }
         self.out.write_all(b"\n")
+    }
+}
+
+/// A 64-bit fingerprint as a JSON number (as seomoz's tools print it); a wide one as a JSON
+/// string of its hex form, which no JSON number type holds exactly.
+fn write_json_fingerprint<W: Write>(out: &mut W, fingerprint: Fingerprint) -> io::Result<()> {
+    match fingerprint.width() {
+        Width::Bits64 => write_u64(out, fingerprint.words()[0]),
+        _ => {
+            out.write_all(b"\"")?;
+            fingerprint.write_to(out)?;
+            out.write_all(b"\"")
+        }
     }
 }

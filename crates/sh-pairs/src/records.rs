@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use sh_core::fingerprint::{Fingerprint, Width, WidthTracker};
 use sh_core::number::{parse_u64, push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::record::{items, split_nonempty_id};
@@ -12,8 +13,23 @@ use crate::index::RecordIndex;
 /// The records of one input.
 #[derive(Debug, Default)]
 pub struct Records {
+    /// The fingerprints in input order, each as its words end to end (word 0 first): one word
+    /// for 64 bits, 2 or 4 for 128 or 256.
     pub fingerprints: Vec<u64>,
+    /// Their width: that of the first record (every record has it); `None` without records.
+    pub width: Option<Width>,
     pub names: RecordNames,
+}
+
+impl Records {
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.fingerprints.len() / self.width.map_or(1, Width::words)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fingerprints.is_empty()
+    }
 }
 
 /// How the records of one input are named in the output.
@@ -85,21 +101,26 @@ pub const MAX_RECORDS: usize = RecordIndex::MAX as usize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordLine<'a> {
     pub id: Option<&'a [u8]>,
-    pub fingerprint: u64,
+    pub fingerprint: Fingerprint,
 }
 
 impl<'a> RecordLine<'a> {
     /// Parses `record`, input line `line`: `None` when the fingerprint is empty (`ID<TAB>`, a
     /// blank line), which readers skip. The fingerprint is an unsigned 64-bit integer in decimal
-    /// or 0x hex, with spaces around it allowed.
+    /// or 0x hex, or a wide one (`0x` and 32 or 64 hex digits), with spaces around it allowed.
     #[inline(always)]
     pub fn parse(line: u64, record: &'a [u8]) -> Result<Option<RecordLine<'a>>> {
         // The common line, a lone decimal fingerprint, parses without looking for an id or
         // items: digits alone hold no TAB and no space. Anything else takes the general path,
         // which also words every error. Inlined, the common line costs the reader no call and
         // no large return value.
-        if record.first().is_some_and(u8::is_ascii_digit) {
-            if let Ok(fingerprint) = parse_u64(record) {
+        // (Not `0x`: 32 or 64 hex digits are a wide fingerprint, which parse_u64 would take
+        // for a 64-bit one when its high digits are zeros.)
+        if record.first().is_some_and(u8::is_ascii_digit)
+            && !matches!(record.get(1), Some(b'x' | b'X'))
+        {
+            if let Ok(value) = parse_u64(record) {
+                let fingerprint = Fingerprint::from_u64(value);
                 return Ok(Some(RecordLine { id: None, fingerprint }));
             }
         }
@@ -116,7 +137,8 @@ impl<'a> RecordLine<'a> {
         if fields.next().is_some() {
             return Err(Error::input(line, "more than one fingerprint on a line", payload));
         }
-        let fingerprint = parse_u64(text).map_err(|e| Error::input(line, e.to_string(), text))?;
+        let fingerprint =
+            Fingerprint::parse(text).map_err(|e| Error::input(line, e.to_string(), text))?;
         Ok(Some(RecordLine { id, fingerprint }))
     }
 }
@@ -160,29 +182,63 @@ impl IdsThroughout {
 
 /// Reads every record of the only input, or of the first of two.
 pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result<Records> {
-    read_records_after(input, progress, 0)
+    read_records_after(input, progress, Earlier::default())
 }
 
-/// Reads every record of an input that follows `earlier` records of the same run (the corpus
-/// after the query): [`MAX_RECORDS`] counts them too. Lines with an empty fingerprint are
-/// skipped; ids are used throughout or not at all ([`IdsThroughout`]).
+/// What the records of a later input follow: the earlier inputs' records, their count and
+/// width.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Earlier {
+    pub records: usize,
+    /// `None` when there were none.
+    pub width: Option<Width>,
+}
+
+impl Earlier {
+    /// The records of `records`, the one earlier input.
+    pub fn of(records: &Records) -> Earlier {
+        Earlier { records: records.len(), width: records.width }
+    }
+}
+
+/// Reads every record of an input that follows the `earlier` records of the same run (the
+/// corpus after the query): [`MAX_RECORDS`] counts them too, and the fingerprints must have
+/// their width. Lines with an empty fingerprint are skipped; ids are used throughout or not at
+/// all ([`IdsThroughout`]); one input holds one width ([`WidthTracker`]).
 pub fn read_records_after(
     input: &mut RecordReader,
     progress: &mut Progress,
-    earlier: usize,
+    earlier: Earlier,
 ) -> Result<Records> {
     let mut records = Records::default();
     let mut ids = IdsThroughout::new("line");
+    let mut widths = WidthTracker::new();
+    let mut count = 0usize;
     while let Some((line, record)) = input.next_numbered()? {
         progress.tick();
         let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? else {
             if let RecordNames::LineNumbers { lines } = &mut records.names {
                 // Later records no longer sit on line r + 1.
-                lines.get_or_insert_with(|| (1..=records.fingerprints.len() as u64).collect());
+                lines.get_or_insert_with(|| (1..=count as u64).collect());
             }
             continue;
         };
         ids.check(line, id.is_some(), record)?;
+        let width = fingerprint.width();
+        widths.check(line, width, record)?;
+        match earlier.width {
+            Some(before) if before != width => {
+                return Err(Error::input(
+                    line,
+                    format!(
+                        "a {width} fingerprint, but the first input's are {before} (one run \
+                         holds fingerprints of one width)"
+                    ),
+                    record,
+                ));
+            }
+            _ => {}
+        }
         match (&mut records.names, id) {
             (RecordNames::Named { bytes, ends }, Some(id)) => {
                 bytes.extend_from_slice(id);
@@ -195,11 +251,13 @@ pub fn read_records_after(
             (RecordNames::LineNumbers { lines: Some(lines) }, None) => lines.push(line),
             (_, None) => {}
         }
-        if earlier + records.fingerprints.len() >= MAX_RECORDS {
+        if earlier.records + count >= MAX_RECORDS {
             return Err(Error::input(line, "more than 2^32-1 records in one run", record));
         }
-        records.fingerprints.push(fingerprint);
+        records.fingerprints.extend_from_slice(fingerprint.words());
+        count += 1;
     }
+    records.width = widths.width();
     Ok(records)
 }
 
@@ -238,7 +296,12 @@ mod tests {
     fn the_record_limit_counts_earlier_inputs() {
         let mut reader = RecordReader::new("1\n\n2\n".as_bytes(), "corpus".into());
         let progress = &mut Progress::new(true, "");
-        let error = read_records_after(&mut reader, progress, MAX_RECORDS - 1).unwrap_err();
+        let error = read_records_after(
+            &mut reader,
+            progress,
+            Earlier { records: MAX_RECORDS - 1, width: None },
+        )
+        .unwrap_err();
         assert_eq!(error.to_string(), "line 3: more than 2^32-1 records in one run: '2'");
         assert_eq!(error.exit_code(), 1);
     }
@@ -246,8 +309,15 @@ mod tests {
     #[test]
     fn one_parser_for_the_record_line() {
         let parse = |text: &'static str| RecordLine::parse(1, text.as_bytes()).unwrap();
-        assert_eq!(parse("42"), Some(RecordLine { id: None, fingerprint: 42 }));
-        assert_eq!(parse("a\t 0x2a "), Some(RecordLine { id: Some(b"a"), fingerprint: 42 }));
+        let fp = Fingerprint::from_u64;
+        assert_eq!(parse("42"), Some(RecordLine { id: None, fingerprint: fp(42) }));
+        assert_eq!(parse("a\t 0x2a "), Some(RecordLine { id: Some(b"a"), fingerprint: fp(42) }));
+        let wide = format!("a\t0x{}{}", "0".repeat(31), "7");
+        let parsed = RecordLine::parse(1, wide.as_bytes()).unwrap().unwrap();
+        assert_eq!(parsed.fingerprint, Fingerprint::from_words(&[7, 0]).unwrap());
+        // Without an id too, though its high digits are zeros and `0x0…07` is a number.
+        let parsed = RecordLine::parse(1, &wide.as_bytes()[2..]).unwrap().unwrap();
+        assert_eq!(parsed.fingerprint, Fingerprint::from_words(&[7, 0]).unwrap());
         assert_eq!(parse("a\t"), None);
         assert_eq!(parse(" "), None);
         let mut ids = IdsThroughout::new("record");

@@ -268,59 +268,34 @@ fn share_out<'s>(
     shares.into_iter().map(|(_, share)| share).collect()
 }
 
-/// Every pair of groups (distinct fingerprints) within K bits that the selection can use, and
-/// the number of fingerprint pairs compared.
+/// Every pair of groups (distinct 64-bit fingerprints) within K bits that the selection can
+/// use, and the number of fingerprint pairs compared.
 pub fn find_near_groups(
     index: &Index,
     tables: &Tables,
     threads: usize,
     selection: Selection,
 ) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
-    let mut set = index.distinct.clone();
+    let mut set = index.distinct64().to_vec();
     let mut handlers: Vec<NearGroups> = (0..threads.max(1))
-        .map(|_| NearGroups { index, selection, pairs: Vec::new(), out_of_memory: false })
+        .map(|_| NearGroups { index, selection, pairs: GroupPairs::default() })
         .collect();
     let compared = search_in_parallel(tables, &mut set, &mut handlers);
     drop(set);
-    let total: usize = handlers.iter().map(|h| h.pairs.len()).sum();
-    let mut near = Vec::new();
-    if handlers.iter().any(|h| h.out_of_memory) || near.try_reserve_exact(total).is_err() {
-        return Err(Error::io(
-            "cannot hold the near pairs of distinct fingerprints in memory",
-            io::Error::from(io::ErrorKind::OutOfMemory),
-        ));
-    }
-    for handler in handlers {
-        near.extend(handler.pairs);
-    }
+    let near = GroupPairs::gather(handlers.into_iter().map(|h| h.pairs))?;
     Ok((near, compared))
 }
 
-/// One thread's share of the pairs found, as pairs of groups.
-struct NearGroups<'a> {
-    index: &'a Index,
-    selection: Selection,
+/// Pairs of groups found by one thread, held as long as memory allows.
+#[derive(Debug, Default)]
+pub(crate) struct GroupPairs {
     pairs: Vec<(GroupIndex, GroupIndex)>,
     out_of_memory: bool,
 }
 
-impl NearGroups<'_> {
-    /// In batch mode a pair of groups matters only if one holds a query and the other a corpus
-    /// record; members are ascending, so the first and last member tell.
-    fn is_useful(&self, g: GroupIndex, h: GroupIndex) -> bool {
-        let Selection::Against { queries } = self.selection else {
-            return true;
-        };
-        let has_query = |g| self.index.members(g)[0] < queries;
-        let has_corpus = |g| self.index.members(g).last().is_some_and(|&r| r >= queries);
-        (has_query(g) && has_corpus(h)) || (has_query(h) && has_corpus(g))
-    }
-}
-
-impl OnPair for NearGroups<'_> {
-    fn found(&mut self, a: u64, b: u64) {
-        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
-        if self.out_of_memory || !self.is_useful(g, h) {
+impl GroupPairs {
+    pub(crate) fn push(&mut self, g: GroupIndex, h: GroupIndex) {
+        if self.out_of_memory {
             return;
         }
         if self.pairs.len() == self.pairs.capacity()
@@ -330,6 +305,41 @@ impl OnPair for NearGroups<'_> {
             return;
         }
         self.pairs.push((g, h));
+    }
+
+    /// The pairs of every thread in one list, or an error when they did not fit in memory.
+    pub(crate) fn gather(
+        parts: impl IntoIterator<Item = GroupPairs>,
+    ) -> Result<Vec<(GroupIndex, GroupIndex)>> {
+        let parts: Vec<GroupPairs> = parts.into_iter().collect();
+        let total: usize = parts.iter().map(|p| p.pairs.len()).sum();
+        let mut near = Vec::new();
+        if parts.iter().any(|p| p.out_of_memory) || near.try_reserve_exact(total).is_err() {
+            return Err(Error::io(
+                "cannot hold the near pairs of distinct fingerprints in memory",
+                io::Error::from(io::ErrorKind::OutOfMemory),
+            ));
+        }
+        for part in parts {
+            near.extend(part.pairs);
+        }
+        Ok(near)
+    }
+}
+
+/// One thread's share of the pairs found, as pairs of groups.
+struct NearGroups<'a> {
+    index: &'a Index,
+    selection: Selection,
+    pairs: GroupPairs,
+}
+
+impl OnPair for NearGroups<'_> {
+    fn found(&mut self, a: u64, b: u64) {
+        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
+        if self.selection.useful(self.index, g, h) {
+            self.pairs.push(g, h);
+        }
     }
 }
 

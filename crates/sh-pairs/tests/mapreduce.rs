@@ -46,7 +46,14 @@ fn quiet() -> Progress {
 /// sh-pairs without --map: the reference.
 fn direct(text: &str, k: u32, blocks: u32, sparse: bool) -> String {
     let records = read_records(&mut reader(text.as_bytes()), &mut quiet()).unwrap();
-    let options = Options { k, blocks: Some(blocks), threads: 1, format: Format::Tsv, sparse };
+    let options = Options {
+        k: Some(k),
+        word_k: None,
+        blocks: Some(blocks),
+        threads: 1,
+        format: Format::Tsv,
+        sparse,
+    };
     let mut out = Vec::new();
     write_pairs(records, None, &options, &mut out, &mut quiet()).unwrap();
     String::from_utf8(out).unwrap()

@@ -2,13 +2,15 @@
 //! line, for every number of blocks and threads.
 
 use proptest::prelude::*;
+use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
 use sh_pairs::{write_pairs, Format, Options, RecordNames, Records};
 use sh_testkit::strategies::{fingerprints, k_and_blocks};
 use sh_testkit::{adversarial, oracle};
 
 fn records(fingerprints: &[u64]) -> Records {
-    Records { fingerprints: fingerprints.to_vec(), names: RecordNames::default() }
+    let width = (!fingerprints.is_empty()).then_some(Width::Bits64);
+    Records { fingerprints: fingerprints.to_vec(), width, names: RecordNames::default() }
 }
 
 fn run(
@@ -19,7 +21,14 @@ fn run(
     threads: usize,
     sparse: bool,
 ) -> String {
-    let options = Options { k, blocks: Some(blocks), threads, format: Format::Tsv, sparse };
+    let options = Options {
+        k: Some(k),
+        word_k: None,
+        blocks: Some(blocks),
+        threads,
+        format: Format::Tsv,
+        sparse,
+    };
     let corpus = corpus.map(records);
     let mut out = Vec::new();
     write_pairs(records(query), corpus, &options, &mut out, &mut Progress::new(true, ""))

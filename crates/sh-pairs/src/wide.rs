@@ -1,0 +1,281 @@
+//! The search on wide fingerprints (128 or 256 bits: 2 or 4 words of 64), made of the 64-bit
+//! search of each word.
+//!
+//! Pigeonhole: if two fingerprints of L words are within K bits in total, some word is within
+//! floor(K / L) bits. So the 64-bit search of each word within k = floor(K / L) bits finds every
+//! such pair as a candidate, and a check of the total keeps those within K: the search is exact.
+//! A smaller k (`--word-k`) finds a pair only when some word is within k bits: fewer candidates
+//! and less work, and the recall of [`WideRule::recall`].
+//!
+//! Each pair once: a candidate is reported by the first word within k bits. The search of word
+//! w meets a pair once (its own first-table rule), and drops it when an earlier word is within
+//! k bits, because that word's search has reported it.
+//!
+//! For each word the distinct fingerprints are grouped by the word's value with the same
+//! [`Index`] that groups records by fingerprint: fingerprints that share the value are
+//! candidates of each other (0 bits apart in that word), and the 64-bit search runs over the
+//! distinct values, each pair of values giving the pairs of their fingerprints.
+
+use std::time::{Duration, Instant};
+
+use sh_core::{Error, Result};
+
+use crate::cost::choose_blocks;
+use crate::index::{GroupIndex, Index};
+use crate::output::Selection;
+use crate::search::{search_in_parallel, GroupPairs, OnPair};
+use crate::tables::Tables;
+
+/// Which pairs of fingerprints of `words` words are reported: total distance at most `k`, and
+/// some word within `word_k` bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WideRule {
+    pub words: usize,
+    /// K, in bits over the whole fingerprint.
+    pub k: u32,
+    /// k of each word's search: floor(K / words) for the exact search, or less.
+    pub word_k: u32,
+}
+
+impl WideRule {
+    /// The rule for K = `k` over `words` words; `word_k`, if given, is the largest distance a
+    /// word may have for the pair to be found (more than floor(K / words) adds nothing: the
+    /// search is exact from there).
+    pub fn new(words: usize, k: u32, word_k: Option<u32>) -> WideRule {
+        let exact = k / words as u32;
+        WideRule { words, k, word_k: word_k.map_or(exact, |w| w.min(exact)) }
+    }
+
+    /// Whether every pair within K bits is found.
+    pub fn is_exact(&self) -> bool {
+        self.word_k == self.k / self.words as u32
+    }
+
+    /// The chance that a pair `distance` bits apart (at most K) is found, if its differing bits
+    /// fall at random places: 1 - N / C(64L, d), N the number of ways to place d differing bits
+    /// in L words of 64 with more than k in every word. 1 for the exact search.
+    pub fn recall(&self, distance: u32) -> f64 {
+        if distance > self.k {
+            return 0.0;
+        }
+        let d = distance as usize;
+        let binomial = binomials(64 * self.words);
+        // ways[j]: placements of j bits in the words so far, more than k in each.
+        let mut ways = vec![0.0f64; d + 1];
+        ways[0] = 1.0;
+        for _ in 0..self.words {
+            let mut next = vec![0.0f64; d + 1];
+            for (j, &w) in ways.iter().enumerate().filter(|(_, &w)| w > 0.0) {
+                for here in (self.word_k as usize + 1)..=(d - j).min(64) {
+                    next[j + here] += w * binomial[64][here];
+                }
+            }
+            ways = next;
+        }
+        1.0 - ways[d] / binomial[64 * self.words][d]
+    }
+
+    /// Whether the pair (g, h), met by the search of word `word`, is reported there: no earlier
+    /// word within k bits, and the total within K.
+    fn reports(&self, index: &Index, g: GroupIndex, h: GroupIndex, word: usize) -> bool {
+        let (a, b) = (index.words_of(g), index.words_of(h));
+        let near = |w: usize| (a[w] ^ b[w]).count_ones() <= self.word_k;
+        if (0..word).any(near) {
+            return false; // an earlier word's search reports it
+        }
+        a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>() <= self.k
+    }
+}
+
+/// Pascal's triangle up to row `n`, as floats (C(256, 128) is about 5.8e75).
+fn binomials(n: usize) -> Vec<Vec<f64>> {
+    let mut rows: Vec<Vec<f64>> = Vec::with_capacity(n + 1);
+    for i in 0..=n {
+        let mut row = vec![1.0; i + 1];
+        for j in 1..i {
+            row[j] = rows[i - 1][j - 1] + rows[i - 1][j];
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// What the search of the words did, for --stats.
+#[derive(Debug, Clone, Default)]
+pub struct WideSummary {
+    /// B of each word's search.
+    pub blocks: Vec<u32>,
+    /// Pairs of distinct word values compared bit by bit by the word searches.
+    pub compared: u64,
+    /// Pairs of fingerprints whose total distance was checked.
+    pub verified: u64,
+    /// Time spent grouping each word's values (the rest of the search time is searching).
+    pub group_time: Duration,
+}
+
+/// Every pair of groups (distinct wide fingerprints) that `rule` reports and the selection can
+/// use. `blocks`: B of each word's search; `None`: chosen by the cost model for each.
+pub fn find_near_groups_wide(
+    index: &Index,
+    rule: WideRule,
+    blocks: Option<u32>,
+    threads: usize,
+    selection: Selection,
+) -> Result<(Vec<(GroupIndex, GroupIndex)>, WideSummary)> {
+    assert_eq!(index.words(), rule.words, "the rule is for the index's width");
+    let threads = threads.max(1);
+    let mut summary = WideSummary::default();
+    let mut found = Vec::new();
+    for word in 0..rule.words {
+        let started = Instant::now();
+        // The groups of the index are the records of this one, grouped by the word's value.
+        let values: Vec<u64> =
+            (0..index.groups() as GroupIndex).map(|g| index.word(g, word)).collect();
+        let by_value = Index::build(values, threads);
+        summary.group_time += started.elapsed();
+        let check = Check { index, rule, word, selection };
+
+        // Fingerprints that share the word's value.
+        let mut same =
+            WordPairs { by_value: &by_value, check, pairs: GroupPairs::default(), verified: 0 };
+        for v in 0..by_value.groups() as GroupIndex {
+            let members = by_value.members(v);
+            for (i, &g) in members.iter().enumerate() {
+                for &h in &members[i + 1..] {
+                    same.verify(g, h);
+                }
+            }
+        }
+        summary.verified += same.verified;
+        found.push(same.pairs);
+
+        // Fingerprints whose word values are near.
+        let b = blocks.unwrap_or_else(|| choose_blocks(by_value.groups(), rule.word_k));
+        let tables = Tables::new(b, rule.word_k)?;
+        summary.blocks.push(b);
+        let mut set = by_value.distinct64().to_vec();
+        let mut handlers: Vec<WordPairs> = (0..threads)
+            .map(|_| WordPairs {
+                by_value: &by_value,
+                check,
+                pairs: GroupPairs::default(),
+                verified: 0,
+            })
+            .collect();
+        summary.compared += search_in_parallel(&tables, &mut set, &mut handlers);
+        for handler in handlers {
+            summary.verified += handler.verified;
+            found.push(handler.pairs);
+        }
+    }
+    Ok((GroupPairs::gather(found)?, summary))
+}
+
+/// The check of a candidate met by the search of one word.
+#[derive(Debug, Clone, Copy)]
+struct Check<'a> {
+    index: &'a Index,
+    rule: WideRule,
+    word: usize,
+    selection: Selection,
+}
+
+/// One thread's pairs of fingerprints from one word's search.
+struct WordPairs<'a> {
+    by_value: &'a Index,
+    check: Check<'a>,
+    pairs: GroupPairs,
+    verified: u64,
+}
+
+impl WordPairs<'_> {
+    fn verify(&mut self, g: GroupIndex, h: GroupIndex) {
+        let Check { index, rule, word, selection } = self.check;
+        self.verified += 1;
+        if selection.useful(index, g, h) && rule.reports(index, g, h, word) {
+            self.pairs.push(g.min(h), g.max(h));
+        }
+    }
+}
+
+impl OnPair for WordPairs<'_> {
+    /// Two distinct values of the word within k bits: every fingerprint with one against every
+    /// fingerprint with the other.
+    fn found(&mut self, a: u64, b: u64) {
+        let by_value = self.by_value;
+        let (va, vb) = (by_value.group_of_fingerprint(a), by_value.group_of_fingerprint(b));
+        for &g in by_value.members(va) {
+            for &h in by_value.members(vb) {
+                self.verify(g, h);
+            }
+        }
+    }
+}
+
+/// The defaults of sh-pairs for fingerprints of each width, when no -k is given.
+pub fn default_rule(words: usize) -> (u32, Option<u32>) {
+    match words {
+        1 => (6, None),
+        2 => (DEFAULT_K_128, DEFAULT_WORD_K_128),
+        _ => (DEFAULT_K_256, DEFAULT_WORD_K_256),
+    }
+}
+
+const DEFAULT_K_128: u32 = 16;
+const DEFAULT_WORD_K_128: Option<u32> = None;
+const DEFAULT_K_256: u32 = 32;
+const DEFAULT_WORD_K_256: Option<u32> = None;
+
+/// The usage error for a K that the fingerprints' width cannot have.
+pub fn check_k(words: usize, k: u32) -> Result<()> {
+    let bits = 64 * words as u32;
+    if k >= bits {
+        return Err(Error::usage(format!("-k {k}: a {bits}-bit fingerprint needs K below {bits}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recall_of_the_exact_rule_is_one() {
+        for (words, k) in [(2, 20), (4, 32), (4, 3), (4, 44)] {
+            let rule = WideRule::new(words, k, None);
+            assert!(rule.is_exact());
+            for d in 0..=k {
+                assert!((rule.recall(d) - 1.0).abs() < 1e-12, "L={words} K={k} d={d}");
+            }
+            assert_eq!(rule.recall(k + 1), 0.0);
+        }
+    }
+
+    #[test]
+    fn the_recall_of_a_smaller_word_k_counts_placements() {
+        // Two words, k = 0, d = 2: the pair is missed when each word has one differing bit,
+        // 64 * 64 of the C(128, 2) placements.
+        let rule = WideRule::new(2, 10, Some(0));
+        let expected = 1.0 - 64.0 * 64.0 / (128.0 * 127.0 / 2.0);
+        assert!((rule.recall(2) - expected).abs() < 1e-12);
+        assert_eq!(rule.recall(1), 1.0);
+        assert_eq!(rule.recall(0), 1.0);
+        // It falls with the distance.
+        let rule = WideRule::new(4, 40, Some(6));
+        let recalls: Vec<f64> = (0..=40).map(|d| rule.recall(d)).collect();
+        assert!(recalls.windows(2).all(|w| w[1] <= w[0] + 1e-12));
+        assert!(recalls[27] == 1.0 && recalls[28] < 1.0, "{recalls:?}");
+    }
+
+    #[test]
+    fn the_recalls_in_the_manual_page() {
+        // Computed apart, in Python with exact integers (math.comb).
+        let rule = WideRule::new(4, 60, Some(6));
+        for (d, expected) in [(28, 0.9922), (32, 0.8287), (36, 0.5448)] {
+            assert!((rule.recall(d) - expected).abs() < 5e-5, "k=6 d={d}: {}", rule.recall(d));
+        }
+        let rule = WideRule::new(4, 60, Some(8));
+        assert_eq!(rule.recall(35), 1.0);
+        assert!((rule.recall(40) - 0.8636).abs() < 5e-5, "k=8 d=40: {}", rule.recall(40));
+    }
+}
