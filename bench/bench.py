@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import corpus_stats
+import wide
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {
@@ -47,8 +48,11 @@ def main():
                         help="a Python with simhash 2.1.2")
     parser.add_argument("--skip-peer-10m", action="store_true",
                         help="do not run the peer on the large random set (minutes per run)")
-    parser.add_argument("--only", choices=["corpus-stats"],
-                        help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended pipeline)")
+    parser.add_argument("--rensa-python", default=sys.executable, help="a Python with rensa 0.5.0")
+    parser.add_argument("--only", choices=["corpus-stats", "wide"],
+                        help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended "
+                             "pipeline) or wide (wide fingerprints: the search and text to pairs "
+                             "against rensa)")
     args = parser.parse_args()
     size = SIZES[args.size]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -62,6 +66,12 @@ def main():
         corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
         stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
         corpus_stats.print_results(stats, count, Measure)
+        return
+    if args.only == "wide":
+        corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
+        wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
+        wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
+        wide.print_results(wide_rows, wide_text, count, Measure)
         return
 
     small = random_fingerprints(args.work, size["small"], seed=1)
@@ -103,6 +113,8 @@ def main():
     corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
     text_rows = text_benchmarks(bench, corpus, size["peer_text"])
     stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
+    wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
+    wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
 
     # sh-cluster.
     pairs = cluster_pairs(args.work, size["cluster_pairs"])
@@ -115,6 +127,7 @@ def main():
 
     print_results(rows, default_rows, text_rows, cluster, size, huge)
     corpus_stats.print_results(stats, count, Measure)
+    wide.print_results(wide_rows, wide_text, count, Measure)
 
 
 class Measure:

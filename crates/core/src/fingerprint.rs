@@ -216,41 +216,79 @@ fn spell_hex_word(word: u64) -> [u8; 16] {
     text
 }
 
+/// The value of each byte as a hex digit (either case), or [`NOT_HEX`].
+const HEX_VALUES: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Not a hex digit: the high bits set, which no digit's value has.
+const NOT_HEX: u8 = 0xF0;
+
 /// The value of a hex digit, either case.
 fn hex_value(byte: u8) -> Option<u64> {
-    match byte {
-        b'0'..=b'9' => Some(u64::from(byte - b'0')),
-        b'a'..=b'f' => Some(u64::from(byte - b'a' + 10)),
-        b'A'..=b'F' => Some(u64::from(byte - b'A' + 10)),
-        _ => None,
-    }
+    let value = HEX_VALUES[usize::from(byte)];
+    (value & NOT_HEX == 0).then_some(u64::from(value))
 }
 
 /// The digits after `0x`: exactly 32 or 64 make a wide fingerprint, any other count a 64-bit one
 /// (leading zeros allowed, as for every hex number between stages).
 fn parse_hex(digits: &[u8]) -> std::result::Result<Fingerprint, FingerprintError> {
-    if let Some(&bad) = digits.iter().find(|&&b| hex_value(b).is_none()) {
-        return Err(FingerprintError::BadHexDigit(bad));
-    }
     let width = match digits.len() {
         32 => Width::Bits128,
         64 => Width::Bits256,
-        0 => return Err(FingerprintError::WrongDigitCount(0)),
-        len => {
-            let significant = &digits[digits.iter().take_while(|&&b| b == b'0').count()..];
-            return match significant.len() {
-                0..=16 => Ok(Fingerprint::from_u64(fold_hex(significant))),
-                _ if len > 64 => Err(FingerprintError::TooLong(len)),
-                _ => Err(FingerprintError::WrongDigitCount(len)),
-            };
-        }
+        _ => return parse_short_hex(digits),
     };
+    // One pass: fold every run of 16 digits into its word and note any byte that is no digit.
     let mut words = [0; Fingerprint::MAX_WORDS];
+    let mut seen = 0u8;
     // The first 16 digits are the highest word.
     for (word, run) in words[..width.words()].iter_mut().rev().zip(digits.chunks_exact(16)) {
-        *word = fold_hex(run);
+        *word = run.iter().fold(0, |value, &b| {
+            let digit = HEX_VALUES[usize::from(b)];
+            seen |= digit;
+            value << 4 | u64::from(digit & 0xF)
+        });
+    }
+    if seen & NOT_HEX != 0 {
+        return Err(first_bad_digit(digits));
     }
     Ok(Fingerprint { words, width })
+}
+
+/// `0x` and a digit count other than 32 and 64: a 64-bit fingerprint when its significant
+/// digits fit.
+fn parse_short_hex(digits: &[u8]) -> std::result::Result<Fingerprint, FingerprintError> {
+    if digits.iter().any(|&b| hex_value(b).is_none()) {
+        return Err(first_bad_digit(digits));
+    }
+    let len = digits.len();
+    if len == 0 {
+        return Err(FingerprintError::WrongDigitCount(0));
+    }
+    let significant = &digits[digits.iter().take_while(|&&b| b == b'0').count()..];
+    match significant.len() {
+        0..=16 => Ok(Fingerprint::from_u64(fold_hex(significant))),
+        _ if len > 64 => Err(FingerprintError::TooLong(len)),
+        _ => Err(FingerprintError::WrongDigitCount(len)),
+    }
+}
+
+#[cold]
+fn first_bad_digit(digits: &[u8]) -> FingerprintError {
+    let bad = digits.iter().find(|&&b| hex_value(b).is_none()).expect("a byte that is no digit");
+    FingerprintError::BadHexDigit(*bad)
 }
 
 /// The value of at most 16 hex digits, already checked to be hex digits.

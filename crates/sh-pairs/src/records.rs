@@ -124,6 +124,12 @@ impl<'a> RecordLine<'a> {
                 return Ok(Some(RecordLine { id: None, fingerprint }));
             }
         }
+        // A lone wide fingerprint, `0x` and 32 or 64 digits, likewise.
+        if matches!(record.len(), 34 | 66) && record.starts_with(b"0x") {
+            if let Ok(fingerprint) = Fingerprint::parse(record) {
+                return Ok(Some(RecordLine { id: None, fingerprint }));
+            }
+        }
         RecordLine::parse_in_full(line, record)
     }
 
