@@ -13,6 +13,7 @@
 //! | `wide.rs` | wide fingerprints: the search of each word and the check of the total ([`find_near_groups_wide`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
+//! | `summary.rs` | what a run did, for --stats ([`Summary`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
 //! | `mapreduce.rs` | the map and reduce steps ([`MapReduce`]); its line format in `mapreduce/map_line.rs` |
 
@@ -24,11 +25,12 @@ mod output;
 mod records;
 mod search;
 mod split;
+mod summary;
 mod tables;
 mod wide;
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
@@ -44,6 +46,7 @@ pub use records::{
     Records, MAX_RECORDS,
 };
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
+pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
 pub use wide::{check_k, default_rule, find_near_groups_wide, WideRule, WideSummary};
 
@@ -124,76 +127,6 @@ pub struct Options {
     pub threads: usize,
     pub format: Format,
     pub sparse: bool,
-}
-
-/// What a run did, for --stats.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub records: u64,
-    pub distinct: usize,
-    /// Words per fingerprint: 1, 2 or 4.
-    pub words: usize,
-    /// K, and the k of each word's search (K itself for 64 bits).
-    pub k: u32,
-    pub word_k: u32,
-    /// B of each word's search.
-    pub blocks: Vec<u32>,
-    /// Pairs of distinct fingerprints (of distinct word values, for wide ones) compared.
-    pub compared: u64,
-    /// Wide fingerprints: candidate pairs whose total distance was checked.
-    pub verified: u64,
-    pub near_groups: usize,
-    pub pairs: u64,
-    pub group_time: Duration,
-    pub search_time: Duration,
-    pub write_time: Duration,
-}
-
-impl Summary {
-    /// The line of --stats.
-    fn stats_line(&self, total: Duration, read_time: Duration) -> String {
-        let search = if self.words == 1 {
-            let b = self.blocks.first().copied().unwrap_or(self.k + 1);
-            format!(
-                "K={}, B={b}, {} tables, {} candidates compared",
-                self.k,
-                binomial(b, self.k),
-                self.compared
-            )
-        } else {
-            let blocks: Vec<String> = self.blocks.iter().map(u32::to_string).collect();
-            let exact = if WideRule::new(self.words, self.k, Some(self.word_k)).is_exact() {
-                "exact"
-            } else {
-                "approximate"
-            };
-            format!(
-                "{}-bit, K={} in total, {} words searched within k={} bits ({exact}), B={}, \
-                 {} candidates compared, {} candidates verified",
-                64 * self.words,
-                self.k,
-                self.words,
-                self.word_k,
-                blocks.join(","),
-                self.compared,
-                self.verified,
-            )
-        };
-        format!(
-            "sh-pairs: {} records, {} distinct fingerprints, {search}, {} near pairs of distinct \
-             fingerprints, {} pairs written, {:.3} s (read {:.3}, group {:.3}, search {:.3}, \
-             write {:.3})",
-            self.records,
-            self.distinct,
-            self.near_groups,
-            self.pairs,
-            total.as_secs_f64(),
-            read_time.as_secs_f64(),
-            self.group_time.as_secs_f64(),
-            self.search_time.as_secs_f64(),
-            self.write_time.as_secs_f64(),
-        )
-    }
 }
 
 /// Finds the pairs of `query` (or of `query` against `corpus`, of the same width) and writes
