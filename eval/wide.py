@@ -325,6 +325,7 @@ class Wide:
         self.notes = []
         self.minhash = {}  # (set, library, window, threshold, category) -> (tp, fp, fn)
         self.formula = []  # rows of the recall-formula check
+        self.cost = {}  # k: (seconds, pairs) of one 64-bit word search on 1M random fingerprints
         self.backend = "sh-pairs" if sh_pairs_is_wide(args.bin) else "brute force"
         self.finder = PairFinder(args.bin, self.backend)
 
@@ -492,6 +493,31 @@ class Wide:
             self.minhash[(s, library, window, threshold, category)] = (r["tp"], r["fp"], r["fn"])
 
 
+def word_search_cost(bin_dir, work, ks=range(5, 13), runs=2):
+    """The cost of one 64-bit word's search at k, the unit of the wide search's cost (a search
+    of L words at k costs about L times it): sh-pairs -k k on 1,000,000 random 64-bit
+    fingerprints (seeded as eval/evaluate.py's scale table), the least wall time of `runs`
+    runs, and the chance pairs found. {k: (seconds, pairs)}."""
+    path = os.path.join(work, "random-1m.txt")
+    if not os.path.exists(path):
+        rng = random.Random(1)
+        with open(path, "w") as f:
+            f.writelines(f"{rng.getrandbits(64)}\n" for _ in range(1_000_000))
+    out = {}
+    for k in ks:
+        best, pairs = None, None
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            done = sh(f"{os.path.join(bin_dir, 'sh-pairs')} --quiet -k {k} < {path} | wc -l",
+                      capture_output=True, text=True)
+            elapsed = time.perf_counter() - t0
+            best = elapsed if best is None else min(best, elapsed)
+            pairs = int(done.stdout)
+        out[k] = (best, pairs)
+        log(f"1M random 64-bit fingerprints, sh-pairs -k {k}: {best:.2f}s, {pairs} pairs")
+    return out
+
+
 FORMULA_K = {128: [16, 20, 24, 32], 256: [32, 40, 44, 48]}
 _memo = {}
 
@@ -532,7 +558,7 @@ def main():
     wide = Wide(args)
     if args.reuse:
         with open(saved, "rb") as f:
-            (wide.results, wide.times, wide.notes, wide.minhash, wide.formula, wide.backend) = pickle.load(f)
+            (wide.results, wide.times, wide.notes, wide.minhash, wide.formula, wide.backend, wide.cost) = pickle.load(f)
     else:
         started = time.perf_counter()
         make_zipf(os.path.join(args.sets, "zipf"))
@@ -540,9 +566,10 @@ def main():
         for name in names:
             wide.simhash(name)
         wide.run_minhash(names)
+        wide.cost = word_search_cost(args.bin, args.work)
         wide.times[("all", 0, "wide.py")] = time.perf_counter() - started
         with open(saved, "wb") as f:
-            pickle.dump((wide.results, wide.times, wide.notes, wide.minhash, wide.formula, wide.backend), f)
+            pickle.dump((wide.results, wide.times, wide.notes, wide.minhash, wide.formula, wide.backend, wide.cost), f)
     write_results(wide, args.results)
     import widereport
     widereport.write(wide, args.report, names)
