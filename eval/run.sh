@@ -125,4 +125,8 @@ if $wide; then
 fi
 
 log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0, $(paste -sd, "$raw/realpages/versions")"
-log "done in $(( $(date +%s) - started )) s: eval/work/report.md, docs/quality-*.png"
+if $wide_only; then
+    log "done in $(( $(date +%s) - started )) s: eval/work/wide-report.md"
+else
+    log "done in $(( $(date +%s) - started )) s: eval/work/report.md, docs/quality-*.png$($wide && echo ', eval/work/wide-report.md')"
+fi

@@ -274,7 +274,7 @@ class Tables:
                  "| bits | K | rule | cost (4 or 2 word searches at k, s per 1M) | met | " +
                  " | ".join(f"{LABEL[n]} {c}" for n, c in cols) + " |",
                  "|---|---|---|---|---|" + "---|" * len(cols)]
-        for bits, ks in ((128, (16, 18, 20, 22, 24)), (256, (32, 36, 40, 44, 48))):
+        for bits, ks in ((128, (16, 18, 20, 22, 24)), (256, (32, 36, 38, 40, 44, 48))):
             words = bits // 64
             for k in ks:
                 for word_k in (5, 6, 7, 8, None):
