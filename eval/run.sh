@@ -7,13 +7,20 @@
 #      plain pipeline on the synthetic, license and Chinese sets, MinHash LSH beside;
 #   2. eval/corpusstats.py: on those sets and the real pages (2% and 5% edits), windows 2-4,
 #      the plain pipeline and every variant of corpus statistics (sh-df, sh-weight), K 0-12,
-#      MinHash LSH (datasketch and rensa) beside.
+#      MinHash LSH (datasketch and rensa) beside;
+#   3. (optional, --wide or --wide-only) eval/wide.py: wide fingerprints (issue #12): widths 64,
+#      128, 256, windows 2-4, plain and `sh-weight --df`, every total K and the word-k rule, on
+#      every set and a generated zipf corpus, MinHash LSH beside (corpusstats.py's figures, and
+#      its code on the zipf corpus), the recall formula of the word-k rule against measurement.
 # docs/QUALITY.md explains the method and shows the results.
 #
-#   eval/run.sh [--quick] [--reuse]
+#   eval/run.sh [--quick] [--reuse] [--wide | --wide-only]
 #
-#   --quick   fewer windows, variants and MinHash thresholds: a smoke test of the suite
-#   --reuse   no new runs: tables and plots again from the scores of the last run
+#   --quick      fewer windows, variants and MinHash thresholds: a smoke test of the suite
+#   --reuse      no new runs: tables and plots again from the scores of the last run
+#   --wide       also run eval/wide.py (writes eval/work/wide-report.md, eval/work/wide-results.tsv)
+#   --wide-only  only eval/wide.py (the sets are made when missing; MinHash figures are read from
+#                eval/work/corpus-results.tsv when present, else computed); about 4 minutes
 #
 # Writes: eval/work/report.md and eval/work/corpus-report.md (every table),
 # eval/work/results.tsv and eval/work/corpus-results.tsv (every score), docs/quality-synthetic.png
@@ -77,8 +84,19 @@ if [ ! -d "$raw/realpages" ]; then
     mv "$raw/realpages.tmp" "$raw/realpages"
 fi
 
-reuse=false
-for arg in "$@"; do [ "$arg" = --reuse ] && reuse=true; done
+reuse=false wide=false wide_only=false
+args=()
+for arg in "$@"; do
+    case "$arg" in
+        --wide) wide=true ;;
+        --wide-only) wide=true wide_only=true ;;
+        *) args+=("$arg"); [ "$arg" = --reuse ] && reuse=true ;;
+    esac
+done
+set -- "${args[@]+"${args[@]}"}"
+if $wide_only && [ -s "$work/sets/synthetic/docs.tsv" ] && [ -s "$work/sets/realpages-5/docs.tsv" ]; then
+    reuse=true  # the sets are there: keep them
+fi
 $reuse || log "making the evaluation sets"
 $reuse || "$python" eval/datasets.py --linux-doc "$raw/linux-doc.tsv" --licenses "$raw/spdx-license-list" \
     --manpages "$raw/manpages-zh/tree" --out "$work/sets"
@@ -86,14 +104,29 @@ $reuse || "$python" eval/datasets.py --linux-doc "$raw/linux-doc.tsv" --licenses
 $reuse || "$python" eval/realpages.py --tree "$raw/realpages/tree" --versions "$raw/realpages/versions" \
     --out "$work/sets"
 
-log "sweeping"
-"$python" eval/evaluate.py --sets "$work/sets" --bin "$bin" --work "$work/sweep" \
-    --plots "$root/docs" --report "$work/report.md" "$@"
+if ! $wide_only; then
+    log "sweeping"
+    "$python" eval/evaluate.py --sets "$work/sets" --bin "$bin" --work "$work/sweep" \
+        --plots "$root/docs" --report "$work/report.md" "$@"
 
-log "corpus statistics"
-# SH_STATS_BIN: where sh-df and sh-weight are, when not beside the others (default: they are).
-"$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
-    --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
+    log "corpus statistics"
+    # SH_STATS_BIN: where sh-df and sh-weight are, when not beside the others (default: they are).
+    "$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
+        --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
+fi
+
+if $wide; then
+    log "wide fingerprints"
+    wide_args=()
+    for arg in "$@"; do [ "$arg" = --reuse ] && wide_args+=(--reuse); done
+    "$python" eval/wide.py --sets "$work/sets" --bin "$bin" --work "$work/wide" \
+        --report "$work/wide-report.md" --results "$work/wide-results.tsv" \
+        --minhash-results "$work/corpus-results.tsv" "${wide_args[@]+"${wide_args[@]}"}"
+fi
 
 log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0, $(paste -sd, "$raw/realpages/versions")"
-log "done in $(( $(date +%s) - started )) s: eval/work/report.md, docs/quality-*.png"
+if $wide_only; then
+    log "done in $(( $(date +%s) - started )) s: eval/work/wide-report.md"
+else
+    log "done in $(( $(date +%s) - started )) s: eval/work/report.md, docs/quality-*.png$($wide && echo ', eval/work/wide-report.md')"
+fi
