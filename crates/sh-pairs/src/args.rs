@@ -39,8 +39,14 @@ Wide fingerprints (L = 2 or 4 words): if two are within K bits in total, some wo
 floor(K/L) bits (pigeonhole). So each word is searched as above within k = floor(K/L) bits, \
 over the distinct values of that word, and every candidate's total is checked: the search is \
 exact. A candidate is reported by the first word within k bits, so each pair comes out once. \
-Default K: 6 for 64 bits, 16 for 128, 32 for 256. --word-k k searches each word within a \
-smaller k: faster, and a pair within K is found only if some word is within k bits. If the \
+--word-k k searches each word within a smaller k: faster, and a pair within K is found only \
+if some word is within k bits. Without -k the default is chosen for the width from our \
+evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 with --word-k 8 for 128 \
+bits; K = 40 with --word-k 7 for 256 bits, which finds nearly every copy with up to 2% of its \
+words edited and most with 5%, at about 5 times the cost of a 64-bit search with K = 6. \
+A -k given alone is exact: -k 52 on 256 bits reached MinHash LSH's F1 on copies with up to \
+5% of their words edited in every set of our evaluation but the license texts, and searches \
+each word within 13 bits, many times the cost. If the \
 d differing bits of a pair fall at random places (as they do for simhash), the chance that it \
 is found is 1 - N/C(64L, d), where N is the number of ways to place d bits in L words of 64 \
 with more than k in every word: the sum, over d_1 + ... + d_L = d with every d_i > k, of \
@@ -98,13 +104,16 @@ pub struct Args {
 
     /// Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The
     /// default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token
-    /// shingles in our evaluation; use less for billions of documents), 16 for 128, 32 for 256
+    /// shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for
+    /// 128 bits and 40 with --word-k 7 for 256. A K given here is searched exactly unless
+    /// --word-k is given too
     #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
           value_parser = clap::value_parser!(u32).range(0..=255))]
     pub k: Option<u32>,
 
     /// Wide fingerprints: report a pair only if some 64-bit word is within this many bits too
-    /// (faster, approximate; the recall is in DESCRIPTION). Default: exact, floor(K / words)
+    /// (faster, approximate; the recall is in DESCRIPTION). Default: 8 (128 bits) or 7 (256)
+    /// without -k; exact, floor(K / words), with it
     #[arg(long, value_name = "k", value_parser = clap::value_parser!(u32).range(0..=63))]
     pub word_k: Option<u32>,
 
@@ -165,7 +174,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
-    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 32 bits in total (the default for that width), found exactly."),
+    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 40 bits in total with a word within 7 bits (the defaults for that width)."),
     ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: faster, but about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
 ];

@@ -212,19 +212,17 @@ impl OnPair for WordPairs<'_> {
     }
 }
 
-/// The defaults of sh-pairs for fingerprints of each width, when no -k is given.
+/// The defaults of sh-pairs for fingerprints of each width, when no -k is given: K, and the k
+/// of each word's search. Chosen by the evaluation (docs/QUALITY.md, "Wide fingerprints"):
+/// with 2-token shingles and corpus statistics, the most of issue #12's figures met at the
+/// least cost. An explicit -k searches exactly unless --word-k is given too.
 pub fn default_rule(words: usize) -> (u32, Option<u32>) {
     match words {
         1 => (6, None),
-        2 => (DEFAULT_K_128, DEFAULT_WORD_K_128),
-        _ => (DEFAULT_K_256, DEFAULT_WORD_K_256),
+        2 => (20, Some(8)),
+        _ => (40, Some(7)),
     }
 }
-
-const DEFAULT_K_128: u32 = 16;
-const DEFAULT_WORD_K_128: Option<u32> = None;
-const DEFAULT_K_256: u32 = 32;
-const DEFAULT_WORD_K_256: Option<u32> = None;
 
 /// The usage error for a K that the fingerprints' width cannot have.
 pub fn check_k(words: usize, k: u32) -> Result<()> {
