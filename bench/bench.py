@@ -64,7 +64,7 @@ def main():
     demo = ROOT / "examples" / "demo" / "docs.txt"
     if args.only == "corpus-stats":
         corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
-        stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
+        stats = corpus_stats.run(bench, corpus, size)
         corpus_stats.print_results(stats, count, Measure)
         return
     if args.only == "wide":
@@ -112,7 +112,7 @@ def main():
     # The tiny run (CI) uses the demo corpus shipped in the repository, fetching nothing.
     corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
     text_rows = text_benchmarks(bench, corpus, size["peer_text"])
-    stats = corpus_stats.run(bench, corpus, size, k=corpus_stats.RECOMMENDED_K)
+    stats = corpus_stats.run(bench, corpus, size)
     wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
     wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
 

@@ -4,21 +4,19 @@ in one run), and sh-df's peak memory over many distinct items with a small --cap
 
 import subprocess
 
-# sh-pairs' K in the recommended pipeline of README.md.
-RECOMMENDED_K = 10
 
 # The recommended pipeline of README.md, stage for stage (the corpus replaces docs.tsv). Keep
 # the two in step: bench/run measures what the README tells users to run.
 RECOMMENDED = (
     "sh-tokenize --with-id < {corpus} | sh-shingle | sh-hash > {work}/cs-hashes; "
     "sh-df < {work}/cs-hashes > {work}/cs-df; "
-    "sh-weight --df {work}/cs-df < {work}/cs-hashes | sh-compute | sh-pairs -q -k {k} | sh-cluster > /dev/null"
+    "sh-weight --df {work}/cs-df < {work}/cs-hashes | sh-compute --bits 256 | sh-pairs -q | sh-cluster > /dev/null"
 )
 PLAIN = ("sh-tokenize --with-id < {corpus} | sh-shingle | sh-hash | sh-compute | sh-pairs -q "
          "| sh-cluster > /dev/null")
 
 
-def run(bench, corpus, size, k):
+def run(bench, corpus, size):
     """Measures everything; returns what print_results needs."""
     work = bench.work
     text_bytes = corpus.stat().st_size
@@ -38,7 +36,7 @@ def run(bench, corpus, size, k):
     plain, recommended = [], []
     for _ in range(bench.runs):
         plain.append(bench.ours(PLAIN.format(corpus=corpus), runs=1))
-        recommended.append(bench.ours(RECOMMENDED.format(corpus=corpus, work=work, k=k), runs=1))
+        recommended.append(bench.ours(RECOMMENDED.format(corpus=corpus, work=work), runs=1))
 
     distinct = size["df_distinct"]
     items = work / f"cs-distinct-{distinct}"
@@ -50,7 +48,7 @@ def run(bench, corpus, size, k):
     memory = bench.ours(f"sh-df -q --capacity {capacity} < {items} > /dev/null", runs=1)
     return dict(text_bytes=text_bytes, hash_bytes=hash_bytes, stages=stages, plain=plain,
                 recommended=recommended, distinct=distinct, capacity=capacity, memory=memory,
-                corpus=corpus, k=k)
+                corpus=corpus)
 
 
 def print_results(r, count, measure):
@@ -67,7 +65,7 @@ def print_results(r, count, measure):
     print("|---|---|---|---|")
     print(f"| plain: sh-tokenize \\| sh-shingle \\| sh-hash \\| sh-compute \\| sh-pairs \\| sh-cluster | "
           f"{plain.spread()} | {r['text_bytes'] / plain.median / 1e6:.1f} | {plain.rss()} |")
-    print(f"| recommended: ... sh-hash > hashes; sh-df; sh-weight --df \\| sh-compute \\| sh-pairs -k {r['k']} "
+    print(f"| recommended: ... sh-hash > hashes; sh-df; sh-weight --df \\| sh-compute --bits 256 \\| sh-pairs "
           f"\\| sh-cluster | {rec.spread()} | {r['text_bytes'] / rec.median / 1e6:.1f} | {rec.rss()} |")
     print(f"\nThe recommended pipeline runs at {plain.median / rec.median:.0%} of the plain "
           f"pipeline's throughput (target: at least 60%).\n")
