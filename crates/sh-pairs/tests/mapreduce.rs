@@ -302,7 +302,11 @@ fn bad_input_names_its_line() {
         let message = reduce_error(bad, 3, 6);
         assert!(message.starts_with(what), "{bad:?}: {message}");
     }
-    assert!(MapReduce::new(3, 3).is_err());
+    assert!(MapReduce::new(3, 12).is_err());
+    let job = MapReduce::new(3, 3).unwrap(); // B = 3 fits k = 0 of 256 bits, not K = 3 of 64
+    let mut out = Vec::new();
+    let error = job.map(&mut reader(b"5\n"), &mut out, &mut quiet()).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
     assert!(MapReduce::new(65, 3).is_err());
 }
 
@@ -341,7 +345,7 @@ fn the_command_line() {
         assert!(parse(bad).is_err(), "{bad:?}");
     }
     assert_eq!(run(parse(&["--numbered"]).unwrap()).unwrap_err().exit_code(), 2);
-    assert_eq!(run(parse(&["--map", "-b", "3", "-k", "3"]).unwrap()).unwrap_err().exit_code(), 2);
+    assert_eq!(run(parse(&["--map", "-b", "3", "-k", "12"]).unwrap()).unwrap_err().exit_code(), 2);
 
     let dir = std::env::temp_dir().join(format!("sh-pairs-mapreduce-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
