@@ -10,7 +10,7 @@ use sh_testkit::strategies::fingerprints;
 
 mod simulated;
 
-use simulated::{cut, in_input_order, key, quiet, reader, shuffle, sorted};
+use simulated::{cut, in_input_order, quiet, reader, shuffle, sorted};
 
 /// The input text of `fps`: with ids `r<line>` or without, with `blanks` (line indexes) left
 /// empty, so that line numbers and record numbers differ.
