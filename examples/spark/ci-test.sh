@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Spark scale-out test: the PySpark driver on Spark local[2] must give byte for byte the
 # fingerprints, pairs and clusters of the local shell pipeline, for two (B, K) settings, two
-# partition counts, ids and line numbers, and --sparse.
+# partition counts, ids and line numbers, --sparse, and 256-bit fingerprints (sh-compute --bits
+# 256) with the driver's default K and B for that width.
 #
 # Needs: the sh-* commands ($SH_TOOLS_BIN, else on PATH), python3 with venv, Java 17+.
 # Installs pyspark==4.3.0 into a venv ($SH_TOOLS_SPARK_VENV, default target/spark-venv; kept
@@ -37,8 +38,9 @@ trap 'rm -rf "$work"' EXIT
 python3 "$here/make_corpus.py" "$work" 3000
 mkdir -p "$work/local" "$work/spark"
 
-# The runs: name, input format, B, K, partitions, extra flag (--df: corpus statistics, with
-# sh-df and sh-weight between sh-hash and sh-compute; otherwise for sh-pairs).
+# The runs: name, input format, B, K (-: the driver's default, and the local sh-pairs' for the
+# width), partitions, extra flag (--df: corpus statistics, with sh-df and sh-weight between
+# sh-hash and sh-compute; --bits N: sh-compute --bits N; otherwise for sh-pairs).
 runs=(
   "ids-b6-k3-p2 jsonl 6 3 2 -"
   "ids-df-b6-k3-p3 jsonl 6 3 3 --df"
@@ -47,6 +49,7 @@ runs=(
   "lines-b8-k4-p2 text 8 4 2 -"
   "lines-b8-k4-p5 text 8 4 5 -"
   "lines-b8-k4-p3-sparse text 8 4 3 --sparse"
+  "ids-w256-default-p3 jsonl - - 3 --bits 256"
 )
 
 echo "== local pipeline"
@@ -58,20 +61,32 @@ for format in jsonl text; do
   sh-tokenize $flags < "$work/$file" | sh-shingle | sh-hash > "$work/local/$format.hashes"
   sh-df < "$work/local/$format.hashes" > "$work/local/$format.df"
   sh-weight --df "$work/local/$format.df" < "$work/local/$format.hashes" | sh-compute > "$work/local/$format-df.fp"
+  sh-compute --bits 256 < "$work/local/$format.hashes" > "$work/local/$format-256.fp"
 done
+# The fingerprints a run's pairs come from.
+fingerprints_of() { # format, flag
+  case "$2" in
+    --df) echo "$work/local/$1-df.fp" ;;
+    --bits*) echo "$work/local/$1-${2#--bits }.fp" ;;
+    *) echo "$work/local/$1.fp" ;;
+  esac
+}
 driver_runs=()
 for run in "${runs[@]}"; do
   read -r name format b k p flag <<< "$run"
   [ "$flag" = - ] && flag=""
-  fp="$work/local/$format.fp"
+  fp="$(fingerprints_of "$format" "$flag")"
   pairs_flag=$flag
-  if [ "$flag" = --df ]; then fp="$work/local/$format-df.fp"; pairs_flag=""; fi
+  case "$flag" in --df | --bits*) pairs_flag="" ;; esac
+  k_flag="" b_flag=""
+  [ "$k" = - ] || k_flag="-k $k"
+  [ "$b" = - ] || b_flag="-b $b"
   # Without -b: the local output never depends on B.
-  sh-pairs -k "$k" $pairs_flag < "$fp" > "$work/local/$name.pairs"
+  sh-pairs $k_flag $pairs_flag < "$fp" > "$work/local/$name.pairs"
   sh-cluster < "$work/local/$name.pairs" > "$work/local/$name.clusters"
   input="--input $work/docs.txt --input-format text"
   [ "$format" = jsonl ] && input="--input $work/docs.jsonl --input-format jsonl --id-field id"
-  driver_runs+=("$input -b $b -k $k --partitions $p $flag --output $work/spark/$name --clusters $work/spark/$name.clusters")
+  driver_runs+=("$input $b_flag $k_flag --partitions $p $flag --output $work/spark/$name --clusters $work/spark/$name.clusters")
 done
 
 echo "== Spark local[2]: ${#runs[@]} runs of examples/spark/driver.py"
@@ -108,10 +123,8 @@ for run in "${runs[@]}"; do
   if [ "$flag" = --df ]; then
     cat "$spark"/df/part-* > "$spark.df"
     check "$name: document-frequency table ($(wc -l < "$spark.df") lines)" "$work/local/$format.df" "$spark.df"
-    check "$name: fingerprints" "$work/local/$format-df.fp" "$spark.fp"
-  else
-    check "$name: fingerprints" "$work/local/$format.fp" "$spark.fp"
   fi
+  check "$name: fingerprints" "$(fingerprints_of "$format" "$flag")" "$spark.fp"
   LC_ALL=C sort "$work/local/$name.pairs" > "$work/local/$name.sorted"
   LC_ALL=C sort "$spark.pairs" > "$spark.sorted"
   check "$name: sorted pairs ($(wc -l < "$spark.pairs") pairs)" "$work/local/$name.sorted" "$spark.sorted"

@@ -6,15 +6,20 @@ Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do 
     spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
         --output out/ --clusters clusters.tsv -k 3 -b 6 --partitions 200
 
+    # 256-bit fingerprints, pairs within 32 bits in total (sh-pairs' default for that width):
+    spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
+        --output out/ --bits 256 -b 12 --partitions 200
+
 - The per-document stages (sh-tokenize, sh-shingle, sh-hash, sh-compute) are line maps, piped
   with RDD.pipe through each partition of the input; Spark keeps the partitions in input order.
 - Each fingerprint line gets its line number in the whole input (zipWithIndex), which names a
   record without an id and orders a pair's two records, as in a local run.
-- sh-pairs --map --numbered writes one line per record and table; Spark shuffles the lines by
-  key and sorts each partition by key (repartitionAndSortWithinPartitions); sh-pairs --reduce
-  --numbered reads each partition's runs of equal keys and writes the pairs that the
-  first-table rule gives each group. Every pair comes out exactly once: nothing is
-  de-duplicated.
+- sh-pairs --map --numbered writes one line per record and table (per word and table for wide
+  fingerprints, --bits 128 or 256); Spark shuffles the lines by key and sorts each partition by
+  key (repartitionAndSortWithinPartitions); sh-pairs --reduce --numbered reads each partition's
+  runs of equal keys and writes the pairs that the first-table rule (and, for wide
+  fingerprints, the first-word rule) gives each group. Every pair comes out exactly once:
+  nothing is de-duplicated.
 - The pairs are sorted by the line numbers of their records (the order of a local sh-pairs)
   and written to OUTPUT/pairs; they stream to the driver partition by partition, through
   sh-cluster, into the clusters file.
@@ -68,11 +73,21 @@ def parse_args(argv):
     p.add_argument("--id-field", help="jsonl: the field holding the id (default: line numbers)")
     p.add_argument("--tokenize-args", default="", help="more flags for sh-tokenize, e.g. '--mode ascii'")
     p.add_argument("-w", "--window", type=int, default=2, help="sh-shingle window (its default)")
-    p.add_argument("-k", "--distance", type=int, default=6,
-                   help="K: pairs within K bits (sh-pairs' default; for billions of documents "
-                        "use 3, see the README)")
-    p.add_argument("-b", "--blocks", type=int, default=8,
-                   help="B: blocks, C(B, K) tables (each record is shuffled once per table)")
+    p.add_argument("--bits", type=int, choices=(64, 128, 256), default=64,
+                   help="sh-compute --bits: the fingerprints' width")
+    p.add_argument("-k", "--distance", type=int,
+                   help="K: pairs within K bits, in total for wide fingerprints (default: sh-pairs' "
+                        "for the width, %s; for billions of 64-bit fingerprints use 3, see the README)"
+                        % ", ".join("%d for %d bits" % (DEFAULT_RULE[b][0], b) for b in sorted(DEFAULT_RULE)))
+    p.add_argument("--word-k", type=int,
+                   help="sh-pairs --word-k: wide fingerprints, only pairs with some 64-bit word within "
+                        "this many bits (approximate; default: sh-pairs' without -k, 8 for 128 bits and "
+                        "7 for 256; exact, floor(K / words), with -k)")
+    p.add_argument("-b", "--blocks", type=int,
+                   help="B: blocks of each word's search, C(B, k) tables, k = K for 64 bits and "
+                        "floor(K / words) or --word-k for wide ones (each record is shuffled once per "
+                        "table and word); default: 8, or k + 2 when that is more (9 for the 256-bit "
+                        "defaults, k = 7)")
     p.add_argument("--sparse", action="store_true", help="sh-pairs --sparse: only enough pairs to form the clusters")
     p.add_argument("--df", action="store_true",
                    help="corpus statistics: count document frequencies over the whole input (sh-df on "
@@ -94,8 +109,23 @@ def parse_args(argv):
         "sh-pairs on the driver's PATH)",
     )
     args = p.parse_args(argv)
-    if not 0 <= args.distance < args.blocks <= 64:
-        p.error("need 0 <= K < B <= 64")
+    if args.distance is None:
+        # As sh-pairs without -k: the width's K, and its --word-k unless one is given.
+        args.distance, default_word_k = DEFAULT_RULE[args.bits]
+        if args.word_k is None:
+            args.word_k = default_word_k
+    if not 0 <= args.distance < args.bits:
+        p.error("need 0 <= K < %d for %d-bit fingerprints" % (args.bits, args.bits))
+    if args.word_k is not None and not 0 <= args.word_k <= 63:
+        p.error("need 0 <= --word-k <= 63")
+    args.k_per_word = word_k(args)
+    if args.blocks is None:
+        args.blocks = max(8, args.k_per_word + 2)
+    if not args.k_per_word < args.blocks <= 64:
+        if args.bits == 64:
+            p.error("need 0 <= K < B <= 64")
+        p.error("need k < B <= 64, k = %d the k of each word's search (floor(K/%d) or --word-k)"
+                % (args.k_per_word, args.bits // 64))
     if (args.max_df is not None or args.df_floor is not None or args.idf) and not args.df:
         p.error("--max-df, --df-floor and --idf go with --df")
     if args.bin_dir is None:
@@ -104,6 +134,17 @@ def parse_args(argv):
             p.error("sh-pairs is not on PATH: give --bin-dir or set SH_TOOLS_BIN")
         args.bin_dir = os.path.dirname(os.path.abspath(found))
     return args
+
+
+# sh-pairs' default K and --word-k for each width (crates/sh-pairs/src/wide.rs, default_rule).
+DEFAULT_RULE = {64: (6, None), 128: (20, 8), 256: (40, 7)}
+
+
+def word_k(args):
+    """The k of each word's search, as sh-pairs takes it: K for 64 bits (or --word-k if less),
+    floor(K / words) or --word-k if less for wide fingerprints."""
+    k = args.distance // (args.bits // 64)
+    return k if args.word_k is None else min(k, args.word_k)
 
 
 def command_argv(args, name, *flags):
@@ -238,6 +279,9 @@ def run(sc, args):
         + (["--id-field", args.id_field] if args.id_field else []),
     }[args.input_format] + shlex.split(args.tokenize_args)
     table = ["-b", str(args.blocks), "-k", str(args.distance), "--quiet"]
+    if args.word_k is not None:
+        table += ["--word-k", str(args.word_k)]
+    compute_flags = [] if args.bits == 64 else ["--bits", str(args.bits)]
 
     # 1. text -> fingerprints, one line per document, in input order.
     docs = sc.textFile(args.input, minPartitions=partitions)
@@ -253,7 +297,9 @@ def run(sc, args):
         weight_flags += ["--idf"] if args.idf else []
         broadcast = sc.broadcast(df_table)
         hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
-    fingerprints = pipe(hashes, command(args, "sh-compute")).persist(StorageLevel.MEMORY_AND_DISK)
+    fingerprints = pipe(hashes, command(args, "sh-compute", *compute_flags)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
 
     # 2. fingerprints -> pairs: map, shuffle and sort by key, reduce.
@@ -303,9 +349,15 @@ def main(argv=None, sc=None):
     finally:
         if own:
             sc.stop()
+    words = args.bits // 64
+    tables = binomial(args.blocks, args.k_per_word)
+    search = "K=%d, B=%d, %d tables" % (args.distance, args.blocks, tables)
+    if words > 1:
+        search = "%d-bit, K=%d in total, %d words within k=%d, B=%d, %d tables a word" % (
+            args.bits, args.distance, words, args.k_per_word, args.blocks, tables)
     print(
-        "sh-tools on Spark: %d documents, %d pairs (K=%d, B=%d, %d tables), clusters in %s"
-        % (documents, pairs, args.distance, args.blocks, binomial(args.blocks, args.distance), args.clusters),
+        "sh-tools on Spark: %d documents, %d pairs (%s), clusters in %s"
+        % (documents, pairs, search, args.clusters),
         file=sys.stderr,
     )
 

@@ -10,6 +10,30 @@ const HEX_DIGITS_17: &str = "0x and 17 hex digits: a fingerprint is decimal or 0
 const WIDTHS: &str =
     "a 128-bit fingerprint, but line 1 has a 64-bit one (one input holds fingerprints of one width)";
 
+const W256_ZERO: &str = "0x0000000000000000000000000000000000000000000000000000000000000000";
+const WIDTHS_64: &str =
+    "a 64-bit fingerprint, but line 1 has a 128-bit one (one input holds fingerprints of one width)";
+
+/// `sh-pairs --map -b 2 -k 2` of W128_ZERO and W128_ONE: for each record, word 0's two tables,
+/// then word 1's.
+fn wide_map() -> String {
+    let (zero, one) = (&W128_ZERO[2..], &W128_ONE[2..]);
+    [
+        format!("0000000000\t{zero}\t1\n0100000000\t{zero}\t1\n"),
+        format!("1000000000\t{zero}\t1\n1100000000\t{zero}\t1\n"),
+        format!("0000000000\t{one}\t2\n0100000001\t{one}\t2\n"),
+        format!("1000000000\t{one}\t2\n1100000000\t{one}\t2\n"),
+    ]
+    .concat()
+}
+
+/// The lines of `text` sorted as bytes (`LC_ALL=C sort`).
+fn sorted_lines(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
 fn big_id_pair() -> Vec<u8> {
     let mut line = vec![b'a'; BIG];
     line.extend_from_slice(b"\tb\n");
@@ -47,13 +71,41 @@ pub(super) fn pairs_rows() -> Vec<Row> {
             format!("[\"{W128_ZERO}\", \"{W128_ONE}\"]\n"),
         ),
         line_error(p, &[], format!("5\n{W128_ZERO}\n"), 2, WIDTHS, W128_ZERO),
+        // --map and --reduce on wide fingerprints: K = 2 in total is k = 1 a word, two tables
+        // of one 32-bit block each; the key starts with the word's digit.
+        out(p, &["--map", "-b", "2", "-k", "2"], format!("{W128_ZERO}\n{W128_ONE}\n"), wide_map()),
+        out(p, &["--reduce", "-b", "2", "-k", "2"], sorted_lines(&wide_map()), "1\t2\t1\n"),
         line_error(
             p,
+            &["--map", "-b", "2", "-k", "2"],
+            format!("{W128_ZERO}\n5\n"),
+            2,
+            WIDTHS_64,
+            "5",
+        ),
+        flag_error_on(
+            p,
             &["--map", "-b", "8"],
-            format!("{W128_ZERO}\n"),
+            format!("{W256_ZERO}\n"),
+            "sh-pairs: error: --blocks (8) must be greater than the k of each word's search (8: \
+             floor(K/4) with K = 32, or --word-k) for 256-bit fingerprints",
+        ),
+        line_error(
+            p,
+            &["--reduce", "-b", "2", "-k", "2"],
+            format!("{}0000000000\t0000000000000005\t3\n", sorted_lines(&wide_map())),
+            9,
+            "a 64-bit fingerprint, but line 1 has a 128-bit one (one input holds fingerprints of \
+             one width)",
+            "0000000000000005",
+        ),
+        line_error(
+            p,
+            &["--reduce", "-b", "2", "-k", "2"],
+            format!("2000000000\t{}\t1\n", &W128_ONE[2..]),
             1,
-            "a 128-bit fingerprint: --map reads 64-bit ones",
-            W128_ZERO,
+            "key does not start with a word number (0 to 1 for 128-bit fingerprints)",
+            "2000000000",
         ),
         flag_error_on(
             p,

@@ -68,27 +68,35 @@ far fewer lines.
 
 Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
 for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
-source) or through sort(1); for 64-bit fingerprints only. Both steps need --blocks and the \
-same -b and -k. The map reads the \
-records as above and writes, for each record and each of the C(B, K) tables, one line \
-`KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: KEY is the table's number (tables in lexicographic \
-order of their blocks, from 0) in lowercase hex zero-padded to the width of C(B, K)-1, followed \
-by the fingerprint's bits in that table's blocks, most significant first, in lowercase hex \
-zero-padded to ceil(bits/4) digits; FINGERPRINT is 16 lowercase hex digits; LINE is the \
-record's line number in the whole input; ID is there when the record has one. With --numbered \
-the map's input lines start with that line number, `LINE<TAB>[ID<TAB>]FINGERPRINT`, for input \
-cut into parts (Spark's zipWithIndex gives it); without, lines are numbered from 1. The reduce \
-reads map lines sorted by KEY as plain bytes (`LC_ALL=C sort`, Spark's \
-repartitionAndSortWithinPartitions), holds one group of equal keys at a time (its memory is \
-that of the largest group), and writes `ID_A<TAB>ID_B<TAB>DISTANCE` for the pairs that the \
-group's table reports by the first-table rule; with --numbered, each pair starts with the line \
-numbers of A and B, `LINE_A<TAB>LINE_B<TAB>ID_A<TAB>ID_B<TAB>DISTANCE`, so that sorting by them \
-gives exactly the order of sh-pairs without --map. Every pair comes out of exactly one group, \
-however the sorted lines are cut into reduce tasks at key boundaries; A is the record with the \
-smaller line number, and records without ids are named by it. --sparse works in the reduce \
-too. The reduce checks that keys come in order, that each key's table exists for -b and -k and \
-that each fingerprint has the key's bits; that the ids are used throughout is checked within \
-each task only.";
+source) or through sort(1). Both steps need --blocks and the same -b, -k and --word-k (-k and \
+--word-k default by the width, as above). The map reads the records as above and writes, for \
+each record and each of the C(B, K) tables, one line `KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: \
+KEY is the table's number (tables in lexicographic order of their blocks, from 0) in lowercase \
+hex zero-padded to the width of C(B, K)-1, followed by the fingerprint's bits in that table's \
+blocks, most significant first, in lowercase hex zero-padded to ceil(bits/4) digits; \
+FINGERPRINT is 16 lowercase hex digits; LINE is the record's line number in the whole input; \
+ID is there when the record has one. Wide fingerprints (L words) take L * C(B, k) lines a \
+record, k the k of each word's search (floor(K/L), or --word-k): for each word w and each of \
+the C(B, k) tables, KEY is w as one digit (0 for the low 64 bits, to L-1), then the table's \
+number and the word's bits in its blocks as above; FINGERPRINT is the whole fingerprint, 32 or \
+64 lowercase hex digits, highest word first (its text form without 0x), and tells the reduce \
+the width. One input holds one width: a line of another width is an error naming it, in the \
+map and in the reduce. With --numbered the map's input lines start with that line number, \
+`LINE<TAB>[ID<TAB>]FINGERPRINT`, for input cut into parts (Spark's zipWithIndex gives it); \
+without, lines are numbered from 1. The reduce reads map lines sorted by KEY as plain bytes \
+(`LC_ALL=C sort`, Spark's repartitionAndSortWithinPartitions), holds one group of equal keys \
+at a time (its memory is that of the largest group), and writes `ID_A<TAB>ID_B<TAB>DISTANCE` \
+for the pairs that the group's table reports by the first-table rule; for wide fingerprints, \
+a group of word w writes a pair when word w is within k bits and the group's table is its \
+first, no earlier word is within k bits (the first-word rule) and the total is within K. With \
+--numbered, each pair starts with the line numbers of A and B, \
+`LINE_A<TAB>LINE_B<TAB>ID_A<TAB>ID_B<TAB>DISTANCE`, so that sorting by them gives exactly the \
+order of sh-pairs without --map. Every pair comes out of exactly one group, however the sorted \
+lines are cut into reduce tasks at key boundaries; A is the record with the smaller line \
+number, and records without ids are named by it. --sparse works in the reduce too. The reduce \
+checks that keys come in order, that each key's word and table exist for the width, -b, -k \
+and --word-k and that each fingerprint has the key's bits; that the ids are used throughout \
+is checked within each task only.";
 
 /// The flags of sh-pairs.
 #[derive(Debug, Parser)]
@@ -150,14 +158,14 @@ pub struct Args {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Map step: for each record and table, print KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]
-    /// (see Map/reduce above). Needs --blocks
+    /// Map step: for each record and table (of each word, for wide fingerprints), print
+    /// KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID] (see Map/reduce above). Needs --blocks
     #[arg(long, requires = "blocks",
           conflicts_with_all = ["reduce", "against", "sparse", "format", "stats", "threads"])]
     pub map: bool,
 
     /// Reduce step: read map lines sorted by KEY, print the pairs each group's table reports.
-    /// Needs the --blocks and --distance of the map
+    /// Needs the --blocks, --distance and --word-k of the map
     #[arg(long, requires = "blocks", conflicts_with_all = ["against", "format", "stats", "threads"])]
     pub reduce: bool,
 
@@ -177,4 +185,5 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 40 bits in total with a word within 7 bits (the defaults for that width)."),
     ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: faster, but about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
+    ("sh-pairs --map -b 12 < fp-256.tsv | LC_ALL=C sort | sh-pairs --reduce -b 12", "The same on 256-bit fingerprints: the pairs within 32 bits in total, 4 * C(12, 8) = 1980 map lines a record."),
 ];

@@ -48,7 +48,7 @@ pub use records::{
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
-pub use wide::{check_k, default_rule, find_near_groups_wide, WideRule, WideSummary};
+pub use wide::{check_k, default_rule, find_near_groups_wide, rule_for, WideRule, WideSummary};
 
 /// The sh-pairs command.
 pub fn run(args: Args) -> Result<()> {
@@ -99,7 +99,7 @@ fn run_map_reduce(args: &Args) -> Result<()> {
     let blocks = args
         .blocks
         .ok_or_else(|| Error::usage("--map and --reduce need --blocks (the same for both)"))?;
-    let mut job = MapReduce::new(blocks, args.k.unwrap_or(default_rule(1).0))?;
+    let mut job = MapReduce::with_rule(blocks, args.k, args.word_k)?;
     job.numbered = args.numbered;
     job.sparse = args.sparse;
     let mut input = args.io.open_input()?;
@@ -149,12 +149,8 @@ pub fn write_pairs<W: Write>(
         });
     };
     let words = width.words();
-    let (default_k, default_word_k) = default_rule(words);
-    let k = options.k.unwrap_or(default_k);
-    check_k(words, k)?;
-    let word_k =
-        if options.k.is_some() { options.word_k } else { options.word_k.or(default_word_k) };
-    let rule = WideRule::new(words, k, word_k);
+    let rule = rule_for(words, options.k, options.word_k)?;
+    let k = rule.k;
     let queries = query.len();
     let records = queries + corpus.as_ref().map_or(0, Records::len);
     assert!(records <= MAX_RECORDS, "more than 2^32-1 records: read_records refuses them");

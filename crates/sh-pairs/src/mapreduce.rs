@@ -11,65 +11,144 @@
 //! the same width and the table number comes first, so sorting the lines as plain bytes
 //! (`LC_ALL=C sort`, or any sort by KEY) brings each group of one table together.
 //!
+//! Wide fingerprints (L = 2 or 4 words) are searched word by word within k bits (k =
+//! floor(K / L), or --word-k; see wide.rs), with the C(B, k) tables of that k for every word.
+//! The map writes L * C(B, k) lines per record: KEY starts with the word's number, one digit
+//! from 0 (word 0 is the low 64 bits), then the table's number and the word's bits in its
+//! blocks as above; FINGERPRINT is the whole fingerprint, 32 or 64 lowercase hex digits, the
+//! highest word first (its text form without `0x`). The width of FINGERPRINT tells the reduce
+//! the width of the run; one input holds one width.
+//!
 //! `--reduce` reads those lines sorted by key, holds one group (a run of equal keys) at a time,
 //! and writes the pairs of the group that the group's table reports under the first-table rule
 //! ([`Tables::first_table`]): every pair within K bits exactly once over all groups, however the
 //! sorted lines are cut between reduce tasks at key boundaries, and nothing to de-duplicate.
-//! Identical fingerprints agree on every block, so table 0 reports their pairs. Its memory is
-//! that of its largest group (about 40 bytes and the id for each record).
+//! Identical fingerprints agree on every block, so table 0 reports their pairs. On wide
+//! fingerprints a group of word w and table t writes a pair when word w is within k bits and t
+//! is its first table, no earlier word is within k bits (the first-word rule) and the total is
+//! within K ([`WideRule`]): the search of sh-pairs without --map, cut into groups. Its memory is
+//! that of its largest group (about 40 bytes, 8 more per extra word, and the id for each
+//! record).
 
 use std::io::{self, Write};
+use std::ops::Range;
 
-use sh_core::fingerprint::Width;
+use sh_core::fingerprint::{Width, WidthTracker};
 use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
 use crate::records::{IdsThroughout, RecordLine};
 use crate::tables::{Table, Tables};
+use crate::wide::{rule_for, WideRule};
 
 mod map_line;
 
 use map_line::{
-    hex_digits, parse_fingerprint, parse_hex, parse_line_number, split_line_number, write_hex,
-    MapLine,
+    hex_digits, parse_fingerprint, parse_hex, parse_line_number, split_line_number,
+    write_fingerprint, write_hex, MapLine,
 };
 
-/// One step of the map/reduce form, with the B and K that the map and the reduce share.
+/// One step of the map/reduce form, with the B, K and --word-k that the map and the reduce
+/// share. The width comes from the input: the map's first record, the reduce's first line.
 #[derive(Debug, Clone)]
 pub struct MapReduce {
-    tables: Tables,
-    /// Hex digits of a table number in a key: those of C(B, K) - 1.
-    rank_digits: usize,
+    blocks: u32,
+    /// -k and --word-k as given; `None`: the defaults for the width ([`rule_for`]).
+    k: Option<u32>,
+    word_k: Option<u32>,
     /// Map: input lines start with `LINE<TAB>`. Reduce: pairs start with `LINE_A<TAB>LINE_B<TAB>`.
     pub numbered: bool,
     /// Reduce: only enough pairs to connect the same clusters (as `sh-pairs --sparse`).
     pub sparse: bool,
 }
 
+/// What the map and the reduce do with fingerprints of one width.
+#[derive(Debug, Clone)]
+struct Layout {
+    width: Width,
+    /// K over the whole fingerprint and k of each word (K itself for 64 bits).
+    rule: WideRule,
+    /// The C(B, k) tables of each word's search.
+    tables: Tables,
+    /// Hex digits of a table number in a key: those of C(B, k) - 1.
+    rank_digits: usize,
+}
+
+impl Layout {
+    /// The flags that map and reduce must share, for the errors that a mismatch gives.
+    fn same_flags(&self) -> &'static str {
+        if self.width == Width::Bits64 {
+            "were --map and --reduce given the same --blocks and --distance?"
+        } else {
+            "were --map and --reduce given the same --blocks, --distance and --word-k?"
+        }
+    }
+
+    /// Whether keys start with a word's number.
+    fn is_wide(&self) -> bool {
+        self.width != Width::Bits64
+    }
+}
+
 impl MapReduce {
-    /// `blocks` B and `k` K, K < B <= 64 (a usage error otherwise).
+    /// B = `blocks` and K = `k` for 64-bit fingerprints (for wide ones, K in total, searched
+    /// exactly); see [`MapReduce::with_rule`].
     pub fn new(blocks: u32, k: u32) -> Result<MapReduce> {
-        let tables = Tables::new(blocks, k)?;
+        MapReduce::with_rule(blocks, Some(k), None)
+    }
+
+    /// B = `blocks`, and -k and --word-k as given (`None`: the width's default). A usage error
+    /// now when no width could use B (it must exceed the k of each word's search), and at the
+    /// first record when the input's width cannot.
+    pub fn with_rule(blocks: u32, k: Option<u32>, word_k: Option<u32>) -> Result<MapReduce> {
+        let smallest = Width::ALL
+            .iter()
+            .filter_map(|width| rule_for(width.words(), k, word_k).ok())
+            .map(|rule| rule.word_k)
+            .min()
+            .unwrap_or(0);
+        Tables::new(blocks, smallest)?;
+        Ok(MapReduce { blocks, k, word_k, numbered: false, sparse: false })
+    }
+
+    /// The map lines written per record of `width`: C(B, K) for 64 bits, words * C(B, k) for
+    /// wide ones; a usage error if the settings do not fit the width.
+    pub fn lines_per_record(&self, width: Width) -> Result<u64> {
+        let layout = self.layout(width)?;
+        Ok(width.words() as u64 * layout.tables.count())
+    }
+
+    fn layout(&self, width: Width) -> Result<Layout> {
+        let rule = rule_for(width.words(), self.k, self.word_k)?;
+        let tables = if width == Width::Bits64 {
+            Tables::new(self.blocks, rule.word_k)?
+        } else {
+            Tables::new(self.blocks, rule.word_k).map_err(|_| {
+                Error::usage(format!(
+                    "--blocks ({}) must be greater than the k of each word's search ({}: \
+                     floor(K/{}) with K = {}, or --word-k) for {width} fingerprints, and at \
+                     most 64",
+                    self.blocks, rule.word_k, rule.words, rule.k
+                ))
+            })?
+        };
         let rank_digits = hex_digits(64 - (tables.count() - 1).leading_zeros());
-        Ok(MapReduce { tables, rank_digits, numbered: false, sparse: false })
+        Ok(Layout { width, rule, tables, rank_digits })
     }
 
-    /// The number of tables, C(B, K): lines written per record by [`MapReduce::map`].
-    pub fn tables(&self) -> u64 {
-        self.tables.count()
-    }
-
-    /// Writes every record's line for every table; returns the number of records mapped.
-    /// Records with an empty fingerprint are skipped (their line numbers still count).
+    /// Writes every record's line for every table (of every word); returns the number of
+    /// records mapped. Records with an empty fingerprint are skipped (their line numbers still
+    /// count).
     pub fn map<W: Write>(
         &self,
         input: &mut RecordReader,
         out: &mut W,
         progress: &mut Progress,
     ) -> Result<u64> {
-        let tables = &self.tables;
         let mut ids = IdsThroughout::new("line");
+        let mut widths = WidthTracker::new();
+        let mut layout: Option<Layout> = None;
         let mut value = Vec::new();
         let mut key = Vec::new();
         let mut mapped = 0u64;
@@ -81,17 +160,17 @@ impl MapReduce {
                 continue;
             };
             ids.check(line, id.is_some(), record)?;
-            if fingerprint.width() != Width::Bits64 {
-                let what =
-                    format!("a {} fingerprint: --map reads 64-bit ones", fingerprint.width());
-                return Err(Error::input(line, what, rest));
-            }
-            let fingerprint = fingerprint.words()[0];
+            widths.check(line, fingerprint.width(), rest)?;
+            let layout = match &mut layout {
+                Some(layout) => &*layout,
+                slot @ None => &*slot.insert(self.layout(fingerprint.width())?),
+            };
+            let tables = &layout.tables;
 
             // The part after the key is the same for every table.
             value.clear();
             value.push(b'\t');
-            write_hex(&mut value, fingerprint, 16);
+            write_fingerprint(&mut value, fingerprint.words());
             value.push(b'\t');
             push_u64(&mut value, position);
             if let Some(id) = id {
@@ -100,13 +179,18 @@ impl MapReduce {
             }
             value.push(b'\n');
 
-            for (rank, table) in tables.in_order().enumerate() {
-                let (bits, width) = tables.bits(table, fingerprint);
-                key.clear();
-                write_hex(&mut key, rank as u64, self.rank_digits);
-                write_hex(&mut key, bits, hex_digits(width));
-                out.write_all(&key).map_err(Error::writing)?;
-                out.write_all(&value).map_err(Error::writing)?;
+            for (w, &word) in fingerprint.words().iter().enumerate() {
+                for (rank, table) in tables.in_order().enumerate() {
+                    let (bits, width) = tables.bits(table, word);
+                    key.clear();
+                    if layout.is_wide() {
+                        key.push(b'0' + w as u8);
+                    }
+                    write_hex(&mut key, rank as u64, layout.rank_digits);
+                    write_hex(&mut key, bits, hex_digits(width));
+                    out.write_all(&key).map_err(Error::writing)?;
+                    out.write_all(&value).map_err(Error::writing)?;
+                }
             }
             mapped += 1;
         }
@@ -123,6 +207,8 @@ impl MapReduce {
     ) -> Result<u64> {
         let mut group = Group::default();
         let mut ids = IdsThroughout::new("record");
+        let mut widths = WidthTracker::new();
+        let mut layout: Option<Layout> = None;
         let mut written = 0u64;
         while let Some((line, record)) = input.next_numbered()? {
             progress.tick();
@@ -130,8 +216,21 @@ impl MapReduce {
                 continue;
             }
             let fields = MapLine::parse(record).map_err(|what| Error::input(line, what, record))?;
+            let fingerprint = parse_fingerprint(fields.fingerprint).ok_or_else(|| {
+                Error::input(
+                    line,
+                    "not 16 lowercase hex digits (a 64-bit fingerprint), nor 32 or 64 (128- or \
+                     256-bit)",
+                    fields.fingerprint,
+                )
+            })?;
+            widths.check(line, fingerprint.width(), fields.fingerprint)?;
+            let layout = match &mut layout {
+                Some(layout) => &*layout,
+                slot @ None => &*slot.insert(self.layout(fingerprint.width())?),
+            };
             if fields.key != group.key.as_slice() {
-                written += self.finish_group(&mut group, out)?;
+                written += self.finish_group(layout, &mut group, out)?;
                 if !group.key.is_empty() && fields.key <= group.key.as_slice() {
                     return Err(Error::input(
                         line,
@@ -140,16 +239,16 @@ impl MapReduce {
                         fields.key,
                     ));
                 }
-                self.start_group(&mut group, fields.key, line)?;
+                start_group(layout, &mut group, fields.key, line)?;
             }
-            let fingerprint = parse_fingerprint(fields.fingerprint).ok_or_else(|| {
-                Error::input(line, "not 16 lowercase hex digits", fields.fingerprint)
-            })?;
-            if self.tables.bits(group.table, fingerprint).0 != group.bits {
+            let words = fingerprint.words();
+            if layout.tables.bits(group.table, words[group.word]).0 != group.bits {
                 return Err(Error::input(
                     line,
-                    "the fingerprint's bits differ from the key's: were --map and --reduce given \
-                     the same --blocks and --distance?",
+                    format!(
+                        "the fingerprint's bits differ from the key's: {}",
+                        layout.same_flags()
+                    ),
                     record,
                 ));
             }
@@ -163,80 +262,73 @@ impl MapReduce {
                 }
                 None => 0..0,
             };
-            group.members.push(Member { fingerprint, position, id });
+            let at = group.words.len();
+            group.words.extend_from_slice(words);
+            group.members.push(Member { at, position, id });
         }
-        written += self.finish_group(&mut group, out)?;
+        if let Some(layout) = &layout {
+            written += self.finish_group(layout, &mut group, out)?;
+        }
         Ok(written)
     }
 
-    /// Checks a new key and makes it the current group's.
-    fn start_group(&self, group: &mut Group, key: &[u8], line: u64) -> Result<()> {
-        let tables = &self.tables;
-        let bad = |what: &str| Error::input(line, what.to_string(), key);
-        let rank_part = key.get(..self.rank_digits).ok_or_else(|| bad("key too short"))?;
-        let rank =
-            parse_hex(rank_part).ok_or_else(|| bad("key does not start with a table number"))?;
-        if rank >= tables.count() {
-            return Err(bad(&format!(
-                "table number {rank} out of range: C(B, K) = {} tables; were --map and \
-                 --reduce given the same --blocks and --distance?",
-                tables.count()
-            )));
-        }
-        let table = tables.unrank(rank);
-        let width = tables.width(table);
-        let bits_part = &key[self.rank_digits..];
-        if bits_part.len() != hex_digits(width) {
-            return Err(bad(
-                "key of the wrong width for its table: were --map and --reduce given the same \
-                 --blocks and --distance?",
-            ));
-        }
-        let bits = parse_hex(bits_part).ok_or_else(|| bad("key is not lowercase hex"))?;
-        group.key.clear();
-        group.key.extend_from_slice(key);
-        group.rank = rank;
-        group.table = table;
-        group.bits = bits;
-        group.first_line = line;
-        Ok(())
-    }
-
     /// Writes the pairs of the group held and empties it; returns how many.
-    fn finish_group<W: Write>(&self, group: &mut Group, out: &mut W) -> Result<u64> {
-        let written = if group.members.len() < 2 { 0 } else { self.write_group(group, out)? };
+    fn finish_group<W: Write>(
+        &self,
+        layout: &Layout,
+        group: &mut Group,
+        out: &mut W,
+    ) -> Result<u64> {
+        let written =
+            if group.members.len() < 2 { 0 } else { self.write_group(layout, group, out)? };
         group.members.clear();
+        group.words.clear();
         group.ids.clear();
         Ok(written)
     }
 
-    fn write_group<W: Write>(&self, group: &mut Group, out: &mut W) -> Result<u64> {
-        group.members.sort_unstable_by_key(|m| (m.fingerprint, m.position));
-        if let Some(twice) = group
-            .members
-            .windows(2)
-            .find(|w| (w[0].fingerprint, w[0].position) == (w[1].fingerprint, w[1].position))
+    fn write_group<W: Write>(
+        &self,
+        layout: &Layout,
+        group: &mut Group,
+        out: &mut W,
+    ) -> Result<u64> {
+        let n = layout.width.words();
         {
-            return Err(Error::input(
-                group.first_line,
-                format!("line number {} appears twice in one group", twice[0].position),
-                &group.key,
-            ));
+            let words = &group.words;
+            let fingerprint = |m: &Member| &words[m.at..m.at + n];
+            group.members.sort_unstable_by(|a, b| {
+                fingerprint(a).cmp(fingerprint(b)).then(a.position.cmp(&b.position))
+            });
+            if let Some(twice) = group.members.windows(2).find(|w| {
+                w[0].position == w[1].position && fingerprint(&w[0]) == fingerprint(&w[1])
+            }) {
+                return Err(Error::input(
+                    group.first_line,
+                    format!("line number {} appears twice in one group", twice[0].position),
+                    &group.key,
+                ));
+            }
         }
         // Runs of one fingerprint: the members are sorted by fingerprint, then position.
         group.runs.clear();
         let mut start = 0;
         while start < group.members.len() {
-            let fp = group.members[start].fingerprint;
-            let len = group.members[start..].iter().take_while(|m| m.fingerprint == fp).count();
+            let words = &group.words;
+            let fingerprint = |m: &Member| &words[m.at..m.at + n];
+            let fp = fingerprint(&group.members[start]);
+            let len = group.members[start..].iter().take_while(|m| fingerprint(m) == fp).count();
             group.runs.push(start..start + len);
             start += len;
         }
         let group = &*group;
+        let runs = &group.runs;
+        let fingerprint = |m: &Member| &group.words[m.at..m.at + n];
         let mut writer = GroupWriter { group, out, numbered: self.numbered, written: 0 };
-        // Identical fingerprints agree on every block: the first table, number 0, reports them.
-        if group.rank == 0 {
-            for run in &group.runs {
+        // Identical fingerprints agree on every block of every word: word 0 is within k bits,
+        // and its first table, number 0, reports them.
+        if group.word == 0 && group.rank == 0 {
+            for run in runs {
                 let members = &group.members[run.clone()];
                 if self.sparse {
                     for pair in members.windows(2) {
@@ -251,14 +343,21 @@ impl MapReduce {
                 }
             }
         }
-        for (i, run) in group.runs.iter().enumerate() {
-            let fp = group.members[run.start].fingerprint;
-            for other in &group.runs[i + 1..] {
-                let x = fp ^ group.members[other.start].fingerprint;
-                let distance = x.count_ones();
-                if distance > self.tables.k() || self.tables.first_table(x) != Some(group.table) {
+        let (rule, tables, w) = (&layout.rule, &layout.tables, group.word);
+        for (i, run) in runs.iter().enumerate() {
+            let a = fingerprint(&group.members[run.start]);
+            for other in &runs[i + 1..] {
+                let b = fingerprint(&group.members[other.start]);
+                // This group's word within k bits and this table its first; then the rule of
+                // the wide search (no earlier word within k, the total within K), which for 64
+                // bits always holds.
+                let x = a[w] ^ b[w];
+                if x.count_ones() > rule.word_k || tables.first_table(x) != Some(group.table) {
                     continue;
                 }
+                let Some(distance) = rule.reported_at(a, b, w) else {
+                    continue;
+                };
                 if self.sparse {
                     // The first record of each fingerprint, as sh-pairs --sparse writes them.
                     writer
@@ -277,10 +376,70 @@ impl MapReduce {
     }
 }
 
+/// Checks a new key and makes it the current group's.
+fn start_group(layout: &Layout, group: &mut Group, key: &[u8], line: u64) -> Result<()> {
+    let tables = &layout.tables;
+    let bad = |what: &str| Error::input(line, what.to_string(), key);
+    let (word, rest) = if layout.is_wide() {
+        let words = layout.width.words();
+        let word = match key.first() {
+            Some(&digit) if (b'0'..b'0' + words as u8).contains(&digit) => {
+                usize::from(digit - b'0')
+            }
+            _ => {
+                return Err(bad(&format!(
+                    "key does not start with a word number (0 to {} for {} fingerprints)",
+                    words - 1,
+                    layout.width
+                )))
+            }
+        };
+        (word, &key[1..])
+    } else {
+        (0, key)
+    };
+    let rank_part = rest.get(..layout.rank_digits).ok_or_else(|| bad("key too short"))?;
+    let rank = parse_hex(rank_part).ok_or_else(|| bad("key does not start with a table number"))?;
+    if rank >= tables.count() {
+        let what = if layout.is_wide() {
+            format!(
+                "table number {rank} out of range: C(B, k) = {} tables for each word (k = {}); {}",
+                tables.count(),
+                layout.rule.word_k,
+                layout.same_flags()
+            )
+        } else {
+            format!(
+                "table number {rank} out of range: C(B, K) = {} tables; {}",
+                tables.count(),
+                layout.same_flags()
+            )
+        };
+        return Err(bad(&what));
+    }
+    let table = tables.unrank(rank);
+    let width = tables.width(table);
+    let bits_part = &rest[layout.rank_digits..];
+    if bits_part.len() != hex_digits(width) {
+        return Err(bad(&format!("key of the wrong width for its table: {}", layout.same_flags())));
+    }
+    let bits = parse_hex(bits_part).ok_or_else(|| bad("key is not lowercase hex"))?;
+    group.key.clear();
+    group.key.extend_from_slice(key);
+    group.word = word;
+    group.rank = rank;
+    group.table = table;
+    group.bits = bits;
+    group.first_line = line;
+    Ok(())
+}
+
 /// The current group of the reduce: the records of one key.
 #[derive(Debug, Default)]
 struct Group {
     key: Vec<u8>,
+    /// The word whose search the key is of (0 for 64 bits).
+    word: usize,
     /// The table's number in the key.
     rank: u64,
     table: Table,
@@ -289,17 +448,20 @@ struct Group {
     first_line: u64,
     named: bool,
     members: Vec<Member>,
+    /// The members' fingerprints, each its words end to end (word 0 first).
+    words: Vec<u64>,
     /// The members' ids, end to end.
     ids: Vec<u8>,
     /// Runs of members with one fingerprint.
-    runs: Vec<std::ops::Range<usize>>,
+    runs: Vec<Range<usize>>,
 }
 
 #[derive(Debug, Clone)]
 struct Member {
-    fingerprint: u64,
+    /// Where the fingerprint's words start in [`Group::words`].
+    at: usize,
     position: u64,
-    id: std::ops::Range<usize>,
+    id: Range<usize>,
 }
 
 struct GroupWriter<'a, W> {
@@ -339,11 +501,42 @@ impl<W: Write> GroupWriter<'_, W> {
 mod tests {
     use super::*;
 
+    fn rank_digits(blocks: u32, k: u32, width: Width) -> usize {
+        MapReduce::new(blocks, k).unwrap().layout(width).unwrap().rank_digits
+    }
+
     #[test]
     fn table_numbers_have_the_width_of_the_last() {
-        assert_eq!(MapReduce::new(4, 2).unwrap().rank_digits, 1); // 6 tables
-        assert_eq!(MapReduce::new(7, 3).unwrap().rank_digits, 2); // 35 tables
-        assert_eq!(MapReduce::new(64, 32).unwrap().rank_digits, 16);
-        assert_eq!(MapReduce::new(1, 0).unwrap().rank_digits, 1); // one table, number 0
+        assert_eq!(rank_digits(4, 2, Width::Bits64), 1); // 6 tables
+        assert_eq!(rank_digits(7, 3, Width::Bits64), 2); // 35 tables
+        assert_eq!(rank_digits(64, 32, Width::Bits64), 16);
+        // One table, number 0.
+        assert_eq!(rank_digits(1, 0, Width::Bits64), 1);
+        // Wide: the tables of k = floor(K / words).
+        assert_eq!(rank_digits(7, 12, Width::Bits256), 2); // k = 3: 35 tables
+        assert_eq!(rank_digits(7, 12, Width::Bits128), 1); // k = 6: 7 tables
+    }
+
+    #[test]
+    fn settings_no_width_can_use_are_usage_errors_at_once() {
+        // B = 3 fits the 256-bit search of -k 3 (k = 0), so only the input can tell.
+        let job = MapReduce::new(3, 3).unwrap();
+        assert_eq!(job.layout(Width::Bits64).unwrap_err().exit_code(), 2);
+        // C(3, 0) = 1 table a word.
+        assert_eq!(job.lines_per_record(Width::Bits256).unwrap(), 4);
+        // No width has k below 3 with -k 12 and B = 3.
+        assert_eq!(MapReduce::new(3, 12).unwrap_err().exit_code(), 2);
+        // The 256-bit defaults search each word within 7 bits.
+        let wide = MapReduce::with_rule(7, None, None).unwrap();
+        let message = wide.layout(Width::Bits256).unwrap_err().to_string();
+        assert!(
+            message.contains("--blocks (7) must be greater than the k of each word's search (7"),
+            "{message}"
+        );
+        // 64 bits: K = 6, C(7, 6) tables.
+        assert_eq!(wide.lines_per_record(Width::Bits64).unwrap(), 7);
+        // C(8, 4) tables a word.
+        let approximate = MapReduce::with_rule(8, None, Some(4)).unwrap();
+        assert_eq!(approximate.lines_per_record(Width::Bits256).unwrap(), 4 * 70);
     }
 }

@@ -75,15 +75,23 @@ impl WideRule {
         1.0 - ways[d] / binomial[64 * self.words][d]
     }
 
-    /// Whether the pair (g, h), met by the search of word `word`, is reported there: no earlier
-    /// word within k bits, and the total within K.
+    /// Whether the pair (g, h), met by the search of word `word`, is reported there.
     fn reports(&self, index: &Index, g: GroupIndex, h: GroupIndex, word: usize) -> bool {
-        let (a, b) = (index.words_of(g), index.words_of(h));
+        self.reported_at(index.words_of(g), index.words_of(h), word).is_some()
+    }
+
+    /// The check of a pair of fingerprints `a` and `b` (their words, word 0 first) that the
+    /// search of word `word` met as a candidate: reported there when no earlier word is within
+    /// k bits (that word's search reports it) and the total is within K. The total distance
+    /// if so. The search itself ensures that word `word` is within k bits; the reduce of
+    /// `--map` checks it before (see mapreduce.rs).
+    pub(crate) fn reported_at(&self, a: &[u64], b: &[u64], word: usize) -> Option<u32> {
         let near = |w: usize| (a[w] ^ b[w]).count_ones() <= self.word_k;
         if (0..word).any(near) {
-            return false; // an earlier word's search reports it
+            return None; // an earlier word's search reports it
         }
-        a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>() <= self.k
+        let total = a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>();
+        (total <= self.k).then_some(total)
     }
 }
 
@@ -222,6 +230,17 @@ pub fn default_rule(words: usize) -> (u32, Option<u32>) {
         2 => (20, Some(8)),
         _ => (40, Some(7)),
     }
+}
+
+/// The rule of sh-pairs for fingerprints of `words` words, given -k and --word-k (each `None`
+/// when not given: the defaults of [`default_rule`]); a usage error for a K that the width
+/// cannot have. One word is the 64-bit search within `word_k` = min(K, --word-k).
+pub fn rule_for(words: usize, k: Option<u32>, word_k: Option<u32>) -> Result<WideRule> {
+    let (default_k, default_word_k) = default_rule(words);
+    let word_k = if k.is_some() { word_k } else { word_k.or(default_word_k) };
+    let k = k.unwrap_or(default_k);
+    check_k(words, k)?;
+    Ok(WideRule::new(words, k, word_k))
 }
 
 /// The usage error for a K that the fingerprints' width cannot have.

@@ -4,11 +4,13 @@
 //! sh-pairs' own order when sorted by the line numbers that `--numbered` prints.
 
 use proptest::prelude::*;
-use sh_core::progress::Progress;
-use sh_core::RecordReader;
 use sh_pairs::{read_records, write_pairs, Format, MapReduce, Options};
 use sh_testkit::adversarial;
 use sh_testkit::strategies::fingerprints;
+
+mod simulated;
+
+use simulated::{cut, in_input_order, quiet, reader, shuffle, sorted};
 
 /// The input text of `fps`: with ids `r<line>` or without, with `blanks` (line indexes) left
 /// empty, so that line numbers and record numbers differ.
@@ -33,14 +35,6 @@ fn input(fps: &[u64], named: bool, blanks: &[usize]) -> String {
         text += "\n";
     }
     text
-}
-
-fn reader(text: &[u8]) -> RecordReader {
-    RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into())
-}
-
-fn quiet() -> Progress {
-    Progress::new(true, "")
 }
 
 /// sh-pairs without --map: the reference.
@@ -92,69 +86,12 @@ fn map(text: &str, k: u32, blocks: u32, tasks: usize) -> Vec<Vec<u8>> {
     out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
 }
 
-fn key(line: &[u8]) -> &[u8] {
-    &line[..line.iter().position(|&b| b == b'\t').unwrap()]
-}
-
-/// The shuffle: whole lines sorted as bytes (`LC_ALL=C sort`), or, like Spark, by key only
-/// with the lines of one key in some other order.
-fn shuffle(mut lines: Vec<Vec<u8>>, by_key_only: bool) -> Vec<Vec<u8>> {
-    if by_key_only {
-        lines.reverse();
-        lines.sort_by(|a, b| key(a).cmp(key(b)));
-    } else {
-        lines.sort();
-    }
-    lines
-}
-
-/// Cuts sorted lines into reduce tasks: each cut (a fraction of the lines) moves forward to the
-/// next key boundary.
-fn cut(lines: &[Vec<u8>], cuts: &[f64]) -> Vec<Vec<u8>> {
-    let mut bounds: Vec<usize> = cuts
-        .iter()
-        .map(|&f| {
-            let mut at = (f * lines.len() as f64) as usize;
-            while at > 0 && at < lines.len() && key(&lines[at]) == key(&lines[at - 1]) {
-                at += 1;
-            }
-            at.min(lines.len())
-        })
-        .collect();
-    bounds.push(0);
-    bounds.push(lines.len());
-    bounds.sort_unstable();
-    bounds.windows(2).map(|w| lines[w[0]..w[1]].concat()).collect()
-}
-
 fn reduce(tasks: &[Vec<u8>], k: u32, blocks: u32, numbered: bool, sparse: bool) -> String {
     let mut out = Vec::new();
     for task in tasks {
         job(k, blocks, numbered, sparse).reduce(&mut reader(task), &mut out, &mut quiet()).unwrap();
     }
     String::from_utf8(out).unwrap()
-}
-
-fn sorted(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_unstable();
-    lines
-}
-
-/// `LINE_A<TAB>LINE_B<TAB>PAIR` lines sorted by (LINE_A, LINE_B), the line numbers dropped.
-fn in_input_order(numbered: &str) -> String {
-    let mut pairs: Vec<(u64, u64, &str)> = numbered
-        .lines()
-        .map(|line| {
-            let mut f = line.splitn(3, '\t');
-            let a = f.next().unwrap().parse().unwrap();
-            let b = f.next().unwrap().parse().unwrap();
-            (a, b, f.next().unwrap())
-        })
-        .collect();
-    pairs.sort_unstable();
-    assert!(pairs.windows(2).all(|w| (w[0].0, w[0].1) != (w[1].0, w[1].1)), "a pair twice");
-    pairs.iter().map(|(_, _, pair)| format!("{pair}\n")).collect()
 }
 
 /// One simulated run against the reference: every mode of the reduce.
@@ -302,7 +239,11 @@ fn bad_input_names_its_line() {
         let message = reduce_error(bad, 3, 6);
         assert!(message.starts_with(what), "{bad:?}: {message}");
     }
-    assert!(MapReduce::new(3, 3).is_err());
+    assert!(MapReduce::new(3, 12).is_err());
+    let job = MapReduce::new(3, 3).unwrap(); // B = 3 fits k = 0 of 256 bits, not K = 3 of 64
+    let mut out = Vec::new();
+    let error = job.map(&mut reader(b"5\n"), &mut out, &mut quiet()).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
     assert!(MapReduce::new(65, 3).is_err());
 }
 
@@ -341,7 +282,7 @@ fn the_command_line() {
         assert!(parse(bad).is_err(), "{bad:?}");
     }
     assert_eq!(run(parse(&["--numbered"]).unwrap()).unwrap_err().exit_code(), 2);
-    assert_eq!(run(parse(&["--map", "-b", "3", "-k", "3"]).unwrap()).unwrap_err().exit_code(), 2);
+    assert_eq!(run(parse(&["--map", "-b", "3", "-k", "12"]).unwrap()).unwrap_err().exit_code(), 2);
 
     let dir = std::env::temp_dir().join(format!("sh-pairs-mapreduce-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

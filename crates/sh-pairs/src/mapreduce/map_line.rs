@@ -1,7 +1,9 @@
 //! The map's output line, `KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`, and its parts: lowercase hex
-//! of a fixed width for the key and the fingerprint, decimal line numbers from 1.
+//! of a fixed width for the key and the fingerprint (16, 32 or 64 digits: its width), decimal
+//! line numbers from 1.
 
 use memchr::memchr;
+use sh_core::fingerprint::{Fingerprint, Width};
 use sh_core::number::parse_u64;
 use sh_core::{Error, Result};
 
@@ -40,11 +42,23 @@ pub(super) fn parse_line_number(text: &[u8], line: u64) -> Result<u64> {
     }
 }
 
-pub(super) fn parse_fingerprint(text: &[u8]) -> Option<u64> {
-    if text.len() != 16 {
-        return None;
+/// The FINGERPRINT field: 16, 32 or 64 lowercase hex digits, the highest word first, for a
+/// 64-, 128- or 256-bit fingerprint.
+pub(super) fn parse_fingerprint(text: &[u8]) -> Option<Fingerprint> {
+    let width = Width::from_bits(4 * u32::try_from(text.len()).ok()?)?;
+    let mut words = [0u64; Fingerprint::MAX_WORDS];
+    for (word, digits) in words[..width.words()].iter_mut().rev().zip(text.chunks_exact(16)) {
+        *word = parse_hex(digits)?;
     }
-    parse_hex(text)
+    Fingerprint::from_words(&words[..width.words()])
+}
+
+/// Writes the FINGERPRINT field of `words` (word 0 first): 16 lowercase hex digits a word,
+/// the highest word first.
+pub(super) fn write_fingerprint(out: &mut Vec<u8>, words: &[u64]) {
+    for &word in words.iter().rev() {
+        write_hex(out, word, 16);
+    }
 }
 
 /// Lowercase hex digits, as the map writes them; at most 16.
@@ -97,5 +111,21 @@ mod tests {
         assert_eq!(parse_hex(b"A"), None);
         assert_eq!(hex_digits(0), 1);
         assert_eq!(hex_digits(61), 16);
+    }
+
+    #[test]
+    fn fingerprints_of_every_width() {
+        for words in [&[5u64][..], &[5, u64::MAX], &[1, 2, 3, 0xabc]] {
+            let mut text = Vec::new();
+            write_fingerprint(&mut text, words);
+            assert_eq!(text.len(), 16 * words.len());
+            assert_eq!(parse_fingerprint(&text), Fingerprint::from_words(words));
+        }
+        let mut text = Vec::new();
+        write_fingerprint(&mut text, &[1, 2]);
+        assert_eq!(text, b"00000000000000020000000000000001");
+        for bad in [&b"5"[..], &[b'0'; 48], &[b'0'; 17], b"000000000000000A"] {
+            assert_eq!(parse_fingerprint(bad), None);
+        }
     }
 }

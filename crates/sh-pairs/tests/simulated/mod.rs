@@ -1,0 +1,74 @@
+//! What the map/reduce tests share: the simulated shuffle (lines sorted as bytes, or by key
+//! only as Spark does), the cut of sorted lines into reduce tasks at key boundaries, and the
+//! reading of the reduce's output.
+
+// Each test file uses part of it.
+#![allow(dead_code)]
+
+use sh_core::progress::Progress;
+use sh_core::RecordReader;
+
+pub fn reader(text: &[u8]) -> RecordReader {
+    RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into())
+}
+
+pub fn quiet() -> Progress {
+    Progress::new(true, "")
+}
+
+pub fn key(line: &[u8]) -> &[u8] {
+    &line[..line.iter().position(|&b| b == b'\t').unwrap()]
+}
+
+/// The shuffle: whole lines sorted as bytes (`LC_ALL=C sort`), or, like Spark, by key only
+/// with the lines of one key in some other order.
+pub fn shuffle(mut lines: Vec<Vec<u8>>, by_key_only: bool) -> Vec<Vec<u8>> {
+    if by_key_only {
+        lines.reverse();
+        lines.sort_by(|a, b| key(a).cmp(key(b)));
+    } else {
+        lines.sort();
+    }
+    lines
+}
+
+/// Cuts sorted lines into reduce tasks: each cut (a fraction of the lines) moves forward to the
+/// next key boundary.
+pub fn cut(lines: &[Vec<u8>], cuts: &[f64]) -> Vec<Vec<u8>> {
+    let mut bounds: Vec<usize> = cuts
+        .iter()
+        .map(|&f| {
+            let mut at = (f * lines.len() as f64) as usize;
+            while at > 0 && at < lines.len() && key(&lines[at]) == key(&lines[at - 1]) {
+                at += 1;
+            }
+            at.min(lines.len())
+        })
+        .collect();
+    bounds.push(0);
+    bounds.push(lines.len());
+    bounds.sort_unstable();
+    bounds.windows(2).map(|w| lines[w[0]..w[1]].concat()).collect()
+}
+
+pub fn sorted(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// `LINE_A<TAB>LINE_B<TAB>PAIR` lines sorted by (LINE_A, LINE_B), the line numbers dropped.
+pub fn in_input_order(numbered: &str) -> String {
+    let mut pairs: Vec<(u64, u64, &str)> = numbered
+        .lines()
+        .map(|line| {
+            let mut f = line.splitn(3, '\t');
+            let a = f.next().unwrap().parse().unwrap();
+            let b = f.next().unwrap().parse().unwrap();
+            (a, b, f.next().unwrap())
+        })
+        .collect();
+    pairs.sort_unstable();
+    assert!(pairs.windows(2).all(|w| (w[0].0, w[0].1) != (w[1].0, w[1].1)), "a pair twice");
+    pairs.iter().map(|(_, _, pair)| format!("{pair}\n")).collect()
+}
