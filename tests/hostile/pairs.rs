@@ -85,10 +85,10 @@ pub(super) fn pairs_rows() -> Vec<Row> {
         ),
         flag_error_on(
             p,
-            &["--map", "-b", "8"],
+            &["--map", "-b", "7"],
             format!("{W256_ZERO}\n"),
-            "sh-pairs: error: --blocks (8) must be greater than the k of each word's search (8: \
-             floor(K/4) with K = 32, or --word-k) for 256-bit fingerprints",
+            "sh-pairs: error: --blocks (7) must be greater than the k of each word's search (7: \
+             --word-k, with K = 40) for 256-bit fingerprints",
         ),
         line_error(
             p,

@@ -125,11 +125,15 @@ impl MapReduce {
             Tables::new(self.blocks, rule.word_k)?
         } else {
             Tables::new(self.blocks, rule.word_k).map_err(|_| {
+                let why = if rule.is_exact() {
+                    format!("floor(K/{}) with K = {}", rule.words, rule.k)
+                } else {
+                    format!("--word-k, with K = {}", rule.k)
+                };
                 Error::usage(format!(
-                    "--blocks ({}) must be greater than the k of each word's search ({}: \
-                     floor(K/{}) with K = {}, or --word-k) for {width} fingerprints, and at \
-                     most 64",
-                    self.blocks, rule.word_k, rule.words, rule.k
+                    "--blocks ({}) must be greater than the k of each word's search ({}: {why}) \
+                     for {width} fingerprints, and at most 64",
+                    self.blocks, rule.word_k
                 ))
             })?
         };

@@ -305,7 +305,7 @@ fn bad_wide_input_names_its_line() {
     let (message, code) = map_error(&format!("{}\n", w128('1')), big_k);
     assert_eq!(code, 2);
     let what = "--blocks (8) must be greater than the k of each word's search (8: floor(K/2) \
-                with K = 17, or --word-k) for 128-bit fingerprints";
+                with K = 17) for 128-bit fingerprints";
     assert!(message.starts_with(what), "{message}");
 
     let good = map(&format!("{}\n{}\n", w128('1'), w128('3')), exact, 1);
