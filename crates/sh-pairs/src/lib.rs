@@ -10,7 +10,7 @@
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
 //! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
-//! | `wide.rs` | wide fingerprints: the search of each word and the check of the total ([`find_near_groups_wide`]) |
+//! | `wide.rs` | the rule of any width; wide fingerprints searched word by word, the total checked ([`find_near`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
 //! | `summary.rs` | what a run did, for --stats ([`Summary`]) |
@@ -48,7 +48,7 @@ pub use records::{
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
-pub use wide::{check_k, default_rule, find_near_groups_wide, rule_for, WideRule, WideSummary};
+pub use wide::{check_k, default_rule, find_near, rule_for, WideRule, WideSummary};
 
 /// The sh-pairs command.
 pub fn run(args: Args) -> Result<()> {
@@ -174,30 +174,13 @@ pub fn write_pairs<W: Write>(
         ..Summary::default()
     };
 
+    summary.group_time = phase.elapsed();
     progress.set_message("fingerprints searched");
-    let near = if words == 1 {
-        // One word: the rule is a distance within K and k alike.
-        let k = rule.word_k;
-        let blocks = options.blocks.unwrap_or_else(|| choose_blocks(index.groups(), k));
-        let tables = Tables::new(blocks, k)?;
-        summary.group_time = phase.elapsed();
-        let phase = Instant::now();
-        let (near, compared) = find_near_groups(&index, &tables, options.threads, selection)?;
-        summary.search_time = phase.elapsed();
-        summary.blocks = vec![blocks];
-        summary.compared = compared;
-        near
-    } else {
-        summary.group_time = phase.elapsed();
-        let phase = Instant::now();
-        let (near, wide) =
-            find_near_groups_wide(&index, rule, options.blocks, options.threads, selection)?;
-        summary.search_time = phase.elapsed();
-        summary.blocks = wide.blocks;
-        summary.compared = wide.compared;
-        summary.verified = wide.verified;
-        near
-    };
+    let phase = Instant::now();
+    let (near, search) = find_near(&index, rule, options.blocks, options.threads, selection)?;
+    summary.search_time = phase.elapsed();
+    (summary.blocks, summary.compared, summary.verified) =
+        (search.blocks, search.compared, search.verified);
     let neighbours = Neighbours::build(index.groups(), &near);
     drop(near);
     summary.near_groups = neighbours.pair_count();

@@ -16,14 +16,12 @@
 //! candidates of each other (0 bits apart in that word), and the 64-bit search runs over the
 //! distinct values, each pair of values giving the pairs of their fingerprints.
 
-use std::time::{Duration, Instant};
-
 use sh_core::{Error, Result};
 
 use crate::cost::choose_blocks;
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
-use crate::search::{search_in_parallel, GroupPairs, OnPair};
+use crate::search::{find_near_groups, search_in_parallel, GroupPairs, OnPair};
 use crate::tables::Tables;
 
 /// Which pairs of fingerprints of `words` words are reported: total distance at most `k`, and
@@ -108,22 +106,39 @@ fn binomials(n: usize) -> Vec<Vec<f64>> {
     rows
 }
 
-/// What the search of the words did, for --stats.
+/// What the search did, for --stats.
 #[derive(Debug, Clone, Default)]
 pub struct WideSummary {
     /// B of each word's search.
     pub blocks: Vec<u32>,
     /// Pairs of distinct word values compared bit by bit by the word searches.
     pub compared: u64,
-    /// Pairs of fingerprints whose total distance was checked.
+    /// Wide fingerprints: pairs whose total distance was checked.
     pub verified: u64,
-    /// Time spent grouping each word's values (the rest of the search time is searching).
-    pub group_time: Duration,
 }
 
-/// Every pair of groups (distinct wide fingerprints) that `rule` reports and the selection can
-/// use. `blocks`: B of each word's search; `None`: chosen by the cost model for each.
-pub fn find_near_groups_wide(
+/// Every pair of groups (distinct fingerprints of any width) that `rule` reports and the
+/// selection can use. `blocks`: B of each word's search; `None`: chosen by the cost model for
+/// each. 64-bit fingerprints are one word searched within K.
+pub fn find_near(
+    index: &Index,
+    rule: WideRule,
+    blocks: Option<u32>,
+    threads: usize,
+    selection: Selection,
+) -> Result<(Vec<(GroupIndex, GroupIndex)>, WideSummary)> {
+    if rule.words > 1 {
+        return find_near_groups_wide(index, rule, blocks, threads, selection);
+    }
+    let b = blocks.unwrap_or_else(|| choose_blocks(index.groups(), rule.word_k));
+    let tables = Tables::new(b, rule.word_k)?;
+    let (near, compared) = find_near_groups(index, &tables, threads, selection)?;
+    Ok((near, WideSummary { blocks: vec![b], compared, ..WideSummary::default() }))
+}
+
+/// [`find_near`] for wide fingerprints: the search of each word and the check of every
+/// candidate.
+fn find_near_groups_wide(
     index: &Index,
     rule: WideRule,
     blocks: Option<u32>,
@@ -135,12 +150,10 @@ pub fn find_near_groups_wide(
     let mut summary = WideSummary::default();
     let mut found = Vec::new();
     for word in 0..rule.words {
-        let started = Instant::now();
         // The groups of the index are the records of this one, grouped by the word's value.
         let values: Vec<u64> =
             (0..index.groups() as GroupIndex).map(|g| index.word(g, word)).collect();
         let by_value = Index::build(values, threads);
-        summary.group_time += started.elapsed();
         let check = Check { index, rule, word, selection };
 
         // Fingerprints that share the word's value.
