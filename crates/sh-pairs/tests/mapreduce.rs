@@ -15,26 +15,10 @@ use simulated::{cut, in_input_order, quiet, reader, shuffle, sorted};
 /// The input text of `fps`: with ids `r<line>` or without, with `blanks` (line indexes) left
 /// empty, so that line numbers and record numbers differ.
 fn input(fps: &[u64], named: bool, blanks: &[usize]) -> String {
-    let mut text = String::new();
-    let mut fps = fps.iter();
-    let mut line = 0;
-    loop {
-        line += 1;
-        let blank = blanks.contains(&(line - 1));
-        let fp = if blank { None } else { fps.next() };
-        if !blank && fp.is_none() {
-            break;
-        }
-        if named {
-            text += &format!("r{line}\t");
-        }
-        if let Some(fp) = fp {
-            // Decimal and hex, as sh-pairs accepts both.
-            text += &if line % 3 == 0 { format!("{fp:#x}") } else { fp.to_string() };
-        }
-        text += "\n";
-    }
-    text
+    // Decimal and hex, as sh-pairs accepts both.
+    let spell =
+        |fp: &u64, line: usize| if line % 3 == 0 { format!("{fp:#x}") } else { fp.to_string() };
+    simulated::input(fps, named, blanks, spell).0
 }
 
 /// sh-pairs without --map: the reference.

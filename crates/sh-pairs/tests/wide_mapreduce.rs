@@ -49,26 +49,7 @@ fn hex(fp: &[u64], upper: bool) -> String {
 /// The input text of `fps` (with ids `r<line>` or without, with `blanks` left empty) and the
 /// name of each record in the output: its id, or its line number.
 fn input(fps: &[Vec<u64>], named: bool, blanks: &[usize]) -> (String, Vec<String>) {
-    let (mut text, mut names) = (String::new(), Vec::new());
-    let mut fps = fps.iter();
-    let mut line = 0;
-    loop {
-        line += 1;
-        let blank = blanks.contains(&(line - 1));
-        let fp = if blank { None } else { fps.next() };
-        if !blank && fp.is_none() {
-            break;
-        }
-        if named {
-            text += &format!("r{line}\t");
-        }
-        if let Some(fp) = fp {
-            text += &hex(fp, line % 4 == 0);
-            names.push(if named { format!("r{line}") } else { line.to_string() });
-        }
-        text += "\n";
-    }
-    (text, names)
+    simulated::input(fps, named, blanks, |fp, line| hex(fp, line % 4 == 0))
 }
 
 /// The oracle's pairs, `A<TAB>B<TAB>DISTANCE` with records named as in the output.

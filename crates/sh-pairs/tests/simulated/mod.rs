@@ -1,12 +1,43 @@
-//! What the map/reduce tests share: the simulated shuffle (lines sorted as bytes, or by key
-//! only as Spark does), the cut of sorted lines into reduce tasks at key boundaries, and the
-//! reading of the reduce's output.
+//! What the map/reduce tests share: the input text with blank lines among the records, the
+//! simulated shuffle (lines sorted as bytes, or by key only as Spark does), the cut of sorted
+//! lines into reduce tasks at key boundaries, and the reading of the reduce's output.
 
 // Each test file uses part of it.
 #![allow(dead_code)]
 
 use sh_core::progress::Progress;
 use sh_core::RecordReader;
+
+/// The input text of `fps`, each spelled by `spell` (given its line number): with ids
+/// `r<line>` or without, with `blanks` (line indexes) left empty, so that line numbers and
+/// record numbers differ. Also the name of each record in the output: its id or line number.
+pub fn input<T>(
+    fps: &[T],
+    named: bool,
+    blanks: &[usize],
+    spell: impl Fn(&T, usize) -> String,
+) -> (String, Vec<String>) {
+    let (mut text, mut names) = (String::new(), Vec::new());
+    let mut fps = fps.iter();
+    let mut line = 0;
+    loop {
+        line += 1;
+        let blank = blanks.contains(&(line - 1));
+        let fp = if blank { None } else { fps.next() };
+        if !blank && fp.is_none() {
+            break;
+        }
+        if named {
+            text += &format!("r{line}\t");
+        }
+        if let Some(fp) = fp {
+            text += &spell(fp, line);
+            names.push(if named { format!("r{line}") } else { line.to_string() });
+        }
+        text += "\n";
+    }
+    (text, names)
+}
 
 pub fn reader(text: &[u8]) -> RecordReader {
     RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into())
