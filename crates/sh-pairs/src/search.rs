@@ -187,12 +187,29 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn compare_all(&mut self, group: &[u64]) {
         let n = group.len() as u64;
         self.compared += n * (n - 1) / 2;
+        let k = self.k;
         for (i, &a) in group.iter().enumerate() {
-            for &b in &group[i + 1..] {
-                let x = a ^ b;
-                if x.count_ones() <= self.k && self.skipped.iter().all(|&m| x & m != 0) {
-                    self.on_pair.found(a.min(b), a.max(b));
+            let rest = &group[i + 1..];
+            let mut runs = rest.chunks_exact(SCREEN);
+            // Nearly every pair is far: screen a run at once without a branch per pair, and
+            // look at its pairs one by one only when one of them is within K.
+            for run in &mut runs {
+                let near = run.iter().fold(false, |near, &b| near | ((a ^ b).count_ones() <= k));
+                if near {
+                    self.check_each(a, run);
                 }
+            }
+            self.check_each(a, runs.remainder());
+        }
+    }
+
+    /// Reports the pairs of `a` with each of `others` that are within K and disagree on every
+    /// skipped block.
+    fn check_each(&mut self, a: u64, others: &[u64]) {
+        for &b in others {
+            let x = a ^ b;
+            if x.count_ones() <= self.k && self.skipped.iter().all(|&m| x & m != 0) {
+                self.on_pair.found(a.min(b), a.max(b));
             }
         }
     }
@@ -342,6 +359,9 @@ impl OnPair for NearGroups<'_> {
         }
     }
 }
+
+/// Pairs compared at once by [`Search::compare_all`] before any is looked at alone.
+const SCREEN: usize = 8;
 
 /// Sets this small are finished by comparing all their pairs (see [`Search::descend`]).
 const COMPARE_ALL_BELOW: usize = 48;
