@@ -43,7 +43,7 @@ exact. A candidate is reported by the first word within k bits, so each pair com
 if some word is within k bits. Without -k the default is chosen for the width from our \
 evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 with --word-k 8 for 128 \
 bits; K = 40 with --word-k 7 for 256 bits, which finds nearly every copy with up to 2% of its \
-words edited and most with 5%, at about 5 times the cost of a 64-bit search with K = 6. \
+words edited and most with 5%, at about 7 times the cost of a 64-bit search with K = 6 (10M documents). \
 A -k given alone is exact: -k 52 on 256 bits reached MinHash LSH's F1 on copies with up to \
 5% of their words edited in every set of our evaluation but the license texts, and searches \
 each word within 13 bits, many times the cost. If the \
