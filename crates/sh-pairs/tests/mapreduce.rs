@@ -44,38 +44,13 @@ fn job(k: u32, blocks: u32, numbered: bool, sparse: bool) -> MapReduce {
     job
 }
 
-/// The map lines of `text` from `tasks` map tasks: one task reads the text as it is; several
-/// read consecutive parts of it with `LINE<TAB>` in front (--numbered), as Spark's driver
-/// gives them.
+/// The map lines of `text` from `tasks` map tasks (see [`simulated::map_in_tasks`]).
 fn map(text: &str, k: u32, blocks: u32, tasks: usize) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    if tasks == 1 {
-        job(k, blocks, false, false)
-            .map(&mut reader(text.as_bytes()), &mut out, &mut quiet())
-            .unwrap();
-    } else {
-        let lines: Vec<&str> = text.lines().collect();
-        let per_task = lines.len().div_ceil(tasks).max(1);
-        for (t, part) in lines.chunks(per_task).enumerate() {
-            let numbered: String = part
-                .iter()
-                .enumerate()
-                .map(|(i, line)| format!("{}\t{line}\n", t * per_task + i + 1))
-                .collect();
-            job(k, blocks, true, false)
-                .map(&mut reader(numbered.as_bytes()), &mut out, &mut quiet())
-                .unwrap();
-        }
-    }
-    out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+    simulated::map_in_tasks(text, tasks, |numbered| job(k, blocks, numbered, false))
 }
 
 fn reduce(tasks: &[Vec<u8>], k: u32, blocks: u32, numbered: bool, sparse: bool) -> String {
-    let mut out = Vec::new();
-    for task in tasks {
-        job(k, blocks, numbered, sparse).reduce(&mut reader(task), &mut out, &mut quiet()).unwrap();
-    }
-    String::from_utf8(out).unwrap()
+    simulated::reduce_each(tasks, &job(k, blocks, numbered, sparse))
 }
 
 /// One simulated run against the reference: every mode of the reduce.

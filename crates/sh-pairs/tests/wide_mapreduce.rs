@@ -93,36 +93,11 @@ fn direct_sparse(text: &str, setting: Setting) -> String {
 /// The map lines of `text` from `tasks` map tasks (several: consecutive parts with `LINE<TAB>`
 /// in front, --numbered, as Spark's driver gives them).
 fn map(text: &str, setting: Setting, tasks: usize) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    if tasks == 1 {
-        setting
-            .job(false, false)
-            .map(&mut reader(text.as_bytes()), &mut out, &mut quiet())
-            .unwrap();
-    } else {
-        let lines: Vec<&str> = text.lines().collect();
-        let per_task = lines.len().div_ceil(tasks).max(1);
-        for (t, part) in lines.chunks(per_task).enumerate() {
-            let numbered: String = part
-                .iter()
-                .enumerate()
-                .map(|(i, line)| format!("{}\t{line}\n", t * per_task + i + 1))
-                .collect();
-            setting
-                .job(true, false)
-                .map(&mut reader(numbered.as_bytes()), &mut out, &mut quiet())
-                .unwrap();
-        }
-    }
-    out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+    simulated::map_in_tasks(text, tasks, |numbered| setting.job(numbered, false))
 }
 
 fn reduce(tasks: &[Vec<u8>], setting: Setting, numbered: bool, sparse: bool) -> String {
-    let mut out = Vec::new();
-    for task in tasks {
-        setting.job(numbered, sparse).reduce(&mut reader(task), &mut out, &mut quiet()).unwrap();
-    }
-    String::from_utf8(out).unwrap()
+    simulated::reduce_each(tasks, &setting.job(numbered, sparse))
 }
 
 /// One simulated run against the oracle: every mode of the reduce.

@@ -7,6 +7,7 @@
 
 use sh_core::progress::Progress;
 use sh_core::RecordReader;
+use sh_pairs::MapReduce;
 
 /// The input text of `fps`, each spelled by `spell` (given its line number): with ids
 /// `r<line>` or without, with `blanks` (line indexes) left empty, so that line numbers and
@@ -37,6 +38,37 @@ pub fn input<T>(
         text += "\n";
     }
     (text, names)
+}
+
+/// The map lines of `text` from `tasks` map tasks: one task reads the text as it is; several
+/// read consecutive parts of it with `LINE<TAB>` in front (--numbered), as Spark's driver gives
+/// them. `job(numbered)` is the map step.
+pub fn map_in_tasks(text: &str, tasks: usize, job: impl Fn(bool) -> MapReduce) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    if tasks == 1 {
+        job(false).map(&mut reader(text.as_bytes()), &mut out, &mut quiet()).unwrap();
+    } else {
+        let lines: Vec<&str> = text.lines().collect();
+        let per_task = lines.len().div_ceil(tasks).max(1);
+        for (t, part) in lines.chunks(per_task).enumerate() {
+            let numbered: String = part
+                .iter()
+                .enumerate()
+                .map(|(i, line)| format!("{}\t{line}\n", t * per_task + i + 1))
+                .collect();
+            job(true).map(&mut reader(numbered.as_bytes()), &mut out, &mut quiet()).unwrap();
+        }
+    }
+    out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+}
+
+/// The output of the reduce step `job` on each task in turn.
+pub fn reduce_each(tasks: &[Vec<u8>], job: &MapReduce) -> String {
+    let mut out = Vec::new();
+    for task in tasks {
+        job.reduce(&mut reader(task), &mut out, &mut quiet()).unwrap();
+    }
+    String::from_utf8(out).unwrap()
 }
 
 pub fn reader(text: &[u8]) -> RecordReader {
