@@ -3,7 +3,8 @@
 //! - **Its flags and `main`**: [`cli`] — `-i/--input` and `-o/--output` ([`cli::IoArgs`]) and
 //!   [`cli::run_main`], which turns an error into `sh-NAME: error: …` and an exit status.
 //! - **Reading records**: [`RecordReader`], one reused buffer, LF-terminated lines with their
-//!   numbers; [`record`] splits off the `ID<TAB>` and iterates a line's items.
+//!   numbers; [`record`] splits off the `ID<TAB>` and iterates a line's items; [`records`]
+//!   reads fingerprint records, `[ID<TAB>]FINGERPRINT` (sh-pairs, sh-index).
 //! - **Numbers**: [`number`] parses hashes, fingerprints and weights and prints them without
 //!   allocating.
 //! - **Pair lines** (sh-cluster, sh-score): [`pairs`] reads `A<TAB>B[<TAB>DISTANCE]` and JSON
@@ -27,6 +28,7 @@ pub mod pairs;
 mod pending;
 pub mod progress;
 pub mod record;
+pub mod records;
 
 pub use error::{Error, Result};
 pub use io::{is_std_stream, Output, RecordReader, LINE_PIECE};

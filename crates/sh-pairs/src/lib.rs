@@ -6,7 +6,6 @@
 //! | file | what |
 //! |---|---|
 //! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
-//! | `records.rs` | the input line `[ID<TAB>]FINGERPRINT` and the names of records ([`RecordLine`], [`RecordNames`]) |
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
 //! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
@@ -22,7 +21,6 @@ mod cost;
 mod index;
 mod mapreduce;
 mod output;
-mod records;
 mod search;
 mod split;
 mod summary;
@@ -41,7 +39,7 @@ pub use cost::{choose_blocks, expected_cost};
 pub use index::{GroupIndex, Index, Neighbours, RecordIndex};
 pub use mapreduce::MapReduce;
 pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
-pub use records::{
+pub use sh_core::records::{
     read_records, read_records_after, Earlier, IdsThroughout, RecordLine, RecordName, RecordNames,
     Records, MAX_RECORDS,
 };

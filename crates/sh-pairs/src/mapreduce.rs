@@ -38,7 +38,7 @@ use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
-use crate::records::{IdsThroughout, RecordLine};
+use sh_core::records::{IdsThroughout, RecordLine};
 use crate::tables::{Table, Tables};
 use crate::wide::{rule_for, WideRule};
 

@@ -15,7 +15,7 @@ use sh_core::fingerprint::{Fingerprint, Width};
 use sh_core::number::{push_u64, write_u64};
 
 use crate::index::{GroupIndex, Index, Neighbours, RecordIndex};
-use crate::records::{RecordName, RecordNames};
+use sh_core::records::{RecordName, RecordNames};
 
 /// How a pair is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

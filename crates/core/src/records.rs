@@ -1,14 +1,13 @@
-//! Reading `[ID<TAB>]FINGERPRINT` records: the fingerprints in input order and the ids to print.
+//! Reading `[ID<TAB>]FINGERPRINT` records (the input of sh-pairs and sh-index): the fingerprints
+//! in input order and the ids to print.
 
 use std::io::Write;
 
-use sh_core::fingerprint::{Fingerprint, Width, WidthTracker};
-use sh_core::number::{parse_u64, push_u64, write_u64};
-use sh_core::progress::Progress;
-use sh_core::record::{items, split_nonempty_id};
-use sh_core::{Error, RecordReader, Result};
-
-use crate::index::RecordIndex;
+use crate::fingerprint::{Fingerprint, Width, WidthTracker};
+use crate::number::{parse_u64, push_u64, write_u64};
+use crate::progress::Progress;
+use crate::record::{items, split_nonempty_id};
+use crate::{Error, RecordReader, Result};
 
 /// The records of one input.
 #[derive(Debug, Default)]
@@ -18,6 +17,7 @@ pub struct Records {
     pub fingerprints: Vec<u64>,
     /// Their width: that of the first record (every record has it); `None` without records.
     pub width: Option<Width>,
+    /// What the records are called in the output: ids or line numbers.
     pub names: RecordNames,
 }
 
@@ -27,6 +27,7 @@ impl Records {
         self.fingerprints.len() / self.width.map_or(1, Width::words)
     }
 
+    /// Whether there are no records.
     pub fn is_empty(&self) -> bool {
         self.fingerprints.is_empty()
     }
@@ -37,9 +38,17 @@ impl Records {
 pub enum RecordNames {
     /// No ids: a record is named by its 1-based line number. `lines` is kept only once a line
     /// was skipped (an empty fingerprint); until then record r is line r + 1.
-    LineNumbers { lines: Option<Vec<u64>> },
+    LineNumbers {
+        /// The line of each record, once one line was skipped.
+        lines: Option<Vec<u64>>,
+    },
     /// Every record's id, stored end to end.
-    Named { bytes: Vec<u8>, ends: Vec<usize> },
+    Named {
+        /// The ids end to end.
+        bytes: Vec<u8>,
+        /// Where each id ends in `bytes`.
+        ends: Vec<usize>,
+    },
 }
 
 impl Default for RecordNames {
@@ -49,6 +58,7 @@ impl Default for RecordNames {
 }
 
 impl RecordNames {
+    /// Whether the records have ids.
     pub fn are_named(&self) -> bool {
         matches!(self, RecordNames::Named { .. })
     }
@@ -69,7 +79,9 @@ impl RecordNames {
 /// What names a record in the output.
 #[derive(Debug, Clone, Copy)]
 pub enum RecordName<'a> {
+    /// A 1-based line number.
     Line(u64),
+    /// An id.
     Named(&'a [u8]),
 }
 
@@ -82,6 +94,7 @@ impl RecordName<'_> {
         }
     }
 
+    /// Writes the name as JSON: a number, or the id as a string (invalid UTF-8 replaced).
     pub fn write_json<W: Write>(self, out: &mut W) -> std::io::Result<()> {
         match self {
             RecordName::Line(number) => write_u64(out, number),
@@ -93,14 +106,16 @@ impl RecordName<'_> {
     }
 }
 
-/// At most this many records in one run, query and corpus together: records are numbered with
-/// a [`RecordIndex`].
-pub const MAX_RECORDS: usize = RecordIndex::MAX as usize;
+/// At most this many records in one run, query and corpus together: sh-pairs numbers records
+/// with a `u32`.
+pub const MAX_RECORDS: usize = u32::MAX as usize;
 
 /// One line of sh-pairs' input, `[ID<TAB>]FINGERPRINT`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordLine<'a> {
+    /// The id, when the line has one.
     pub id: Option<&'a [u8]>,
+    /// The fingerprint.
     pub fingerprint: Fingerprint,
 }
 
@@ -159,6 +174,7 @@ pub struct IdsThroughout {
 }
 
 impl IdsThroughout {
+    /// The rule before the first record; `noun` is what errors call a record.
     pub fn new(noun: &'static str) -> IdsThroughout {
         IdsThroughout { named: None, noun }
     }
@@ -195,6 +211,7 @@ pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result
 /// width.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Earlier {
+    /// How many records.
     pub records: usize,
     /// `None` when there were none.
     pub width: Option<Width>,
