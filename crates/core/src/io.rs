@@ -129,6 +129,13 @@ impl RecordReader {
     pub fn line(&self) -> u64 {
         self.line
     }
+
+    /// Whether the next record needs a read of the source, which may wait (a pipe with nothing
+    /// in it yet): no whole line is buffered and the end was not seen. A command answering
+    /// line by line flushes its output then, so that the other end of the pipe gets its answer.
+    pub fn needs_read(&self) -> bool {
+        !self.at_eof && crate::record::find_byte(&self.data[self.start..self.end], b'\n').is_none()
+    }
 }
 
 /// Pipes between stages carry the bulk of the data: the kernel's default of 64 KB made a

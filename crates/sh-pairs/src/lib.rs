@@ -39,11 +39,11 @@ pub use cost::{choose_blocks, expected_cost};
 pub use index::{GroupIndex, Index, Neighbours, RecordIndex};
 pub use mapreduce::MapReduce;
 pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
+pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use sh_core::records::{
     read_records, read_records_after, Earlier, IdsThroughout, RecordLine, RecordName, RecordNames,
     Records, MAX_RECORDS,
 };
-pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
 pub use wide::{check_k, default_rule, find_near, rule_for, WideRule, WideSummary};
@@ -63,6 +63,9 @@ pub fn run(args: Args) -> Result<()> {
     let mut progress = Progress::new(args.quiet, "records read");
     let query = read_records(&mut args.io.open_input()?, &mut progress)?;
     let corpus = match &args.against {
+        Some(path) if sh_index::is_index(path) => {
+            Some(sh_index::read_as_records(path, Earlier::of(&query))?)
+        }
         Some(path) => {
             let mut corpus = RecordReader::open(path)?;
             let records = read_records_after(&mut corpus, &mut progress, Earlier::of(&query));

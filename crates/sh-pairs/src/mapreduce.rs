@@ -38,9 +38,9 @@ use sh_core::number::{push_u64, write_u64};
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
 
-use sh_core::records::{IdsThroughout, RecordLine};
 use crate::tables::{Table, Tables};
 use crate::wide::{rule_for, WideRule};
+use sh_core::records::{IdsThroughout, RecordLine};
 
 mod map_line;
 

@@ -1,0 +1,254 @@
+//! An index directory: its manifest and segments. Writers replace the manifest by renaming a
+//! new one over it, after the segments it lists are in place, so a reader sees the old index
+//! or the new one, and an interrupted writer leaves the old one intact.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sh_core::{Error, Output, Result};
+
+use crate::build::{write_segment, Batch, Names};
+use crate::format::{corrupt, segment_file_name, IndexNames, Manifest, SegmentEntry};
+use crate::segment::{Found, Name, Segment};
+
+pub const MANIFEST: &str = "MANIFEST";
+
+/// An open index.
+#[derive(Debug)]
+pub struct Index {
+    dir: PathBuf,
+    pub manifest: Manifest,
+    pub segments: Vec<Segment>,
+}
+
+/// Whether `path` is an index directory (one with a manifest).
+pub fn is_index(path: &Path) -> bool {
+    path.join(MANIFEST).is_file()
+}
+
+impl Index {
+    /// Opens the index in `dir`: its manifest and every segment's header.
+    pub fn open(dir: &Path) -> Result<Index> {
+        let failed = |e: io::Error| Error::io(format!("cannot open index '{}'", dir.display()), e);
+        let manifest_path = dir.join(MANIFEST);
+        let bytes = match fs::read(&manifest_path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && dir.exists() => {
+                return Err(failed(corrupt(format!("not a sh-index index (no {MANIFEST} in it)"))))
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        let manifest =
+            Manifest::decode(&bytes).map_err(|e| failed(in_file(MANIFEST.as_ref(), e)))?;
+        let mut segments = Vec::with_capacity(manifest.segments.len());
+        for entry in &manifest.segments {
+            let name = entry.file_name();
+            let segment =
+                Segment::open(&dir.join(&name)).map_err(|e| failed(in_file(name.as_ref(), e)))?;
+            let h = &segment.header;
+            if h.records != entry.records
+                || h.first != entry.first
+                || h.line_base != entry.line_base
+                || segment.file_len() != entry.file_len
+            {
+                let e = corrupt("it does not match the manifest (replaced or cut short)");
+                return Err(failed(in_file(name.as_ref(), e)));
+            }
+            segments.push(segment);
+        }
+        Ok(Index { dir: dir.to_path_buf(), manifest, segments })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn failed(&self, e: io::Error) -> Error {
+        Error::io(format!("cannot read index '{}'", self.dir.display()), e)
+    }
+
+    /// Every record within `k` bits of `query`, by record number.
+    pub fn search(
+        &self,
+        query: u64,
+        k: u32,
+        keys: &mut Vec<u64>,
+        found: &mut Vec<Found>,
+    ) -> Result<()> {
+        found.clear();
+        for segment in &self.segments {
+            segment
+                .search(query, k, keys, found)
+                .map_err(|e| self.failed(in_file(segment.path(), e)))?;
+        }
+        found.sort_unstable();
+        Ok(())
+    }
+
+    /// The name of record `r` of the index.
+    pub fn name(&self, r: u64) -> Result<Name<'_>> {
+        let at = self.segments.partition_point(|s| s.header.first <= r);
+        let segment = at.checked_sub(1).map(|s| &self.segments[s]);
+        let Some(segment) = segment.filter(|s| r < s.header.first + s.header.records) else {
+            return Err(self.failed(corrupt(format!("no record {r}"))));
+        };
+        segment.name(r - segment.header.first).map_err(|e| self.failed(in_file(segment.path(), e)))
+    }
+
+    /// Every record, in record order: the fingerprints and the names.
+    pub fn records(&self) -> Result<(Vec<u64>, Names)> {
+        let mut fingerprints = Vec::with_capacity(self.manifest.records as usize);
+        for segment in &self.segments {
+            let part =
+                segment.fingerprints().map_err(|e| self.failed(in_file(segment.path(), e)))?;
+            fingerprints.extend(part);
+        }
+        let n = fingerprints.len() as u64;
+        let names = match self.manifest.names {
+            IndexNames::Ids => {
+                let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(n as usize));
+                for r in 0..n {
+                    let Name::Id(id) = self.name(r)? else {
+                        return Err(self.failed(corrupt("a record without an id")));
+                    };
+                    bytes.extend_from_slice(id);
+                    ends.push(bytes.len() as u64);
+                }
+                Names::Ids { bytes, ends }
+            }
+            IndexNames::Lines | IndexNames::Unknown => {
+                let mut lines = Vec::with_capacity(n as usize);
+                for r in 0..n {
+                    let Name::Line(line) = self.name(r)? else {
+                        return Err(self.failed(corrupt("a record without a line number")));
+                    };
+                    lines.push(line);
+                }
+                if lines.iter().enumerate().all(|(r, &l)| l == r as u64 + 1) {
+                    Names::ImplicitLines
+                } else {
+                    Names::Lines(lines)
+                }
+            }
+        };
+        Ok((fingerprints, names))
+    }
+
+    /// Checks every block of every segment.
+    pub fn check_all(&self) -> Result<()> {
+        for segment in &self.segments {
+            segment.check_all().map_err(|e| self.failed(in_file(segment.path(), e)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a new index in `dir` holding `batch` (a directory made if missing; an index there
+/// is replaced, anything else there is an error).
+pub fn create(dir: &Path, k: u32, batch: Batch, names: IndexNames, lines: u64) -> Result<()> {
+    let failed = |e: io::Error| Error::io(format!("cannot create index '{}'", dir.display()), e);
+    let old = match fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(failed(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "a file of that name is in the way",
+            )))
+        }
+        Ok(_) if is_index(dir) => Some(Index::open(dir)?.manifest),
+        Ok(_) if fs::read_dir(dir).map_err(failed)?.next().is_some() => {
+            return Err(failed(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "a directory that is not empty and holds no index",
+            )))
+        }
+        Ok(_) => None,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir(dir).map_err(failed)?;
+            None
+        }
+        Err(e) => return Err(failed(e)),
+    };
+    let mut manifest = Manifest::new(k);
+    manifest.next_segment = old.as_ref().map_or(1, |m| m.next_segment);
+    manifest.names = names;
+    manifest.lines = lines;
+    append_segment(dir, &mut manifest, batch)?;
+    write_manifest(dir, &manifest)?;
+    if let Some(old) = old {
+        remove_segments(dir, &old.segments);
+    }
+    Ok(())
+}
+
+/// Adds `batch` to the index in `dir` as a new segment.
+pub fn add(index: &Index, batch: Batch, names: IndexNames, lines: u64) -> Result<()> {
+    let mut manifest = index.manifest.clone();
+    manifest.names = names;
+    manifest.lines = lines;
+    append_segment(index.dir(), &mut manifest, batch)?;
+    write_manifest(index.dir(), &manifest)
+}
+
+/// Rewrites the index as one segment.
+pub fn compact(index: &Index) -> Result<()> {
+    let (fingerprints, names) = index.records()?;
+    let old = index.manifest.clone();
+    let mut manifest = Manifest::new(old.k);
+    manifest.names = old.names;
+    manifest.lines = old.lines;
+    manifest.next_segment = old.next_segment;
+    let batch = Batch { fingerprints, names, first: 0, line_base: 0 };
+    append_segment(index.dir(), &mut manifest, batch)?;
+    write_manifest(index.dir(), &manifest)?;
+    remove_segments(index.dir(), &old.segments);
+    Ok(())
+}
+
+/// Writes a segment of `batch` (if it holds records) and lists it in `manifest`.
+fn append_segment(dir: &Path, manifest: &mut Manifest, batch: Batch) -> Result<()> {
+    let records = batch.fingerprints.len() as u64;
+    if records == 0 {
+        return Ok(());
+    }
+    let number = manifest.next_segment;
+    let path = dir.join(segment_file_name(number));
+    let file_len = write_segment(&path, &batch, manifest.k)?;
+    manifest.segments.push(SegmentEntry {
+        number,
+        records,
+        first: batch.first,
+        line_base: batch.line_base,
+        file_len,
+    });
+    manifest.next_segment += 1;
+    manifest.records += records;
+    Ok(())
+}
+
+fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<()> {
+    let path = dir.join(MANIFEST);
+    let mut out = Output::create(&path)?;
+    out.write_all(&manifest.encode())
+        .map_err(|e| Error::io(format!("cannot write '{}'", path.display()), e))?;
+    out.finish()?;
+    // The rename is durable once the directory is.
+    if let Ok(handle) = fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+    Ok(())
+}
+
+/// Removes segment files no longer listed (a failure leaves a stray file, not a wrong index).
+fn remove_segments(dir: &Path, segments: &[SegmentEntry]) {
+    for segment in segments {
+        let _ = fs::remove_file(dir.join(segment.file_name()));
+    }
+}
+
+fn in_file(file: &Path, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("{}: {e}", file.file_name().unwrap_or(file.as_os_str()).to_string_lossy()),
+    )
+}

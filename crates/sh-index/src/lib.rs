@@ -1,0 +1,155 @@
+//! sh-index: a persistent, incremental index of 64-bit fingerprints, answering near-duplicate
+//! queries without reading the corpus again.
+//!
+//! | file | what |
+//! |---|---|
+//! | `args.rs` | the command line ([`Args`]) |
+//! | `layout.rs` | how a segment's tables cut the 64 bits; the keys a query probes ([`Layout`]) |
+//! | `format.rs` | the bytes of headers and the manifest (docs/INDEX.md) |
+//! | `build.rs` | writing a segment ([`write_segment`]) |
+//! | `segment.rs` | a mapped segment: checked reads, the search, names ([`Segment`]) |
+//! | `index.rs` | the directory: manifest, segments, build/add/compact ([`Index`]) |
+//! | `input.rs` | reading records into a batch |
+//! | `query.rs` | `sh-index query`: answers as the queries come |
+
+mod args;
+mod build;
+mod format;
+mod index;
+mod input;
+mod layout;
+mod query;
+mod segment;
+
+use std::io::Write;
+use std::path::Path;
+
+use sh_core::fingerprint::Width;
+use sh_core::progress::Progress;
+use sh_core::records::{Earlier, RecordNames, Records, MAX_RECORDS};
+use sh_core::{Error, RecordReader, Result};
+
+pub use args::{Args, Command, EXAMPLES};
+pub use build::{radix_sort, write_segment, write_segment_laid_out, Batch, Names};
+pub use format::{IndexNames, Manifest, SegmentHeader, VERSION};
+pub use index::{is_index, Index};
+pub use layout::{for_each_key_within, keys_within, Layout, TableSpec};
+pub use segment::{Found, Name, Segment};
+
+/// The K of an index built without -k: sh-pairs' default for 64-bit fingerprints.
+pub const DEFAULT_K: u32 = 6;
+
+/// The sh-index command.
+pub fn run(args: Args) -> Result<()> {
+    let mut progress = Progress::new(args.quiet, "records read");
+    match args.command {
+        Command::Build { output, k, input } => {
+            let mut reader = RecordReader::open(&input)?;
+            let read = input::read_batch(&mut reader, &mut progress, IndexNames::Unknown, 0, 0)?;
+            progress.set_message("records indexed");
+            index::create(&output, k.unwrap_or(DEFAULT_K), read.batch, read.names, read.lines)?;
+        }
+        Command::Add { index, input } => {
+            let index = Index::open(&index)?;
+            let m = &index.manifest;
+            let mut reader = RecordReader::open(&input)?;
+            let read = input::read_batch(&mut reader, &mut progress, m.names, m.records, m.lines)?;
+            progress.set_message("records indexed");
+            index::add(&index, read.batch, read.names, read.lines)?;
+        }
+        Command::Compact { index } => index::compact(&Index::open(&index)?)?,
+        Command::Query { index, k, end_marker, input, output, stats } => {
+            let index = Index::open(&index)?;
+            let k = match k {
+                Some(k) if k > index.manifest.k => {
+                    return Err(Error::usage(format!(
+                        "-k {k} is above the index's K, {} (rebuild it with a larger -k)",
+                        index.manifest.k
+                    )))
+                }
+                Some(k) => k,
+                None => index.manifest.k,
+            };
+            let options = query::Options { k, end_marker, stats };
+            query::run(&index, &options, &input, &output)?;
+        }
+        Command::Stats { index, verify } => {
+            let index = Index::open(&index)?;
+            if verify {
+                index.check_all()?;
+            }
+            let mut out = std::io::stdout().lock();
+            write_stats(&index, &mut out).map_err(Error::writing)?;
+        }
+    }
+    progress.finish();
+    Ok(())
+}
+
+fn write_stats(index: &Index, out: &mut impl Write) -> std::io::Result<()> {
+    let m = &index.manifest;
+    let records = m.records.max(1) as f64;
+    let names = match m.names {
+        IndexNames::Unknown => "none yet",
+        IndexNames::Lines => "line numbers",
+        IndexNames::Ids => "ids",
+    };
+    writeln!(out, "records\t{}", m.records)?;
+    writeln!(out, "segments\t{}", m.segments.len())?;
+    writeln!(out, "k\t{}", m.k)?;
+    writeln!(out, "names\t{names}")?;
+    writeln!(out, "lines read\t{}", m.lines)?;
+    let (mut search_bytes, mut name_bytes, mut total) = (0u64, 0u64, 0u64);
+    for segment in &index.segments {
+        let h = &segment.header;
+        name_bytes += h.names_len;
+        total += segment.file_len();
+        search_bytes += segment.file_len() - h.names_len;
+    }
+    writeln!(out, "bytes\t{total}")?;
+    writeln!(out, "bytes per record\t{:.2}", total as f64 / records)?;
+    writeln!(out, "bytes per record without names\t{:.2}", search_bytes as f64 / records)?;
+    writeln!(out, "bytes per record of names\t{:.2}", name_bytes as f64 / records)?;
+    for segment in &index.segments {
+        let h = &segment.header;
+        let keys: Vec<String> = h.tables.iter().map(|t| t.spec.key_bits.to_string()).collect();
+        let name = segment.path().file_name().unwrap_or_default().to_string_lossy();
+        writeln!(
+            out,
+            "segment\t{name}\t{} records\t{} distinct\tk {}\t{} tables\tkeys {}\tdirectory {} bits\t{} bytes",
+            h.records,
+            h.distinct,
+            h.k,
+            h.tables.len(),
+            keys.join(","),
+            h.tables[0].spec.dir_bits,
+            segment.file_len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The records of the index in `dir` as sh-pairs reads a corpus: `earlier` the records before
+/// them in the run (the query).
+pub fn read_as_records(dir: &Path, earlier: Earlier) -> Result<Records> {
+    let index = Index::open(dir)?;
+    let (fingerprints, names) = index.records()?;
+    if earlier.records + fingerprints.len() > MAX_RECORDS {
+        return Err(Error::usage("more than 2^32-1 records in one run"));
+    }
+    if let Some(width) = earlier.width.filter(|&w| w != Width::Bits64 && !fingerprints.is_empty()) {
+        return Err(Error::usage(format!(
+            "the input's fingerprints are {width}, but the index '{}' holds 64-bit ones",
+            dir.display()
+        )));
+    }
+    let names = match names {
+        Names::ImplicitLines => RecordNames::LineNumbers { lines: None },
+        Names::Lines(lines) => RecordNames::LineNumbers { lines: Some(lines) },
+        Names::Ids { bytes, ends } => {
+            RecordNames::Named { bytes, ends: ends.into_iter().map(|e| e as usize).collect() }
+        }
+    };
+    let width = (!fingerprints.is_empty()).then_some(Width::Bits64);
+    Ok(Records { fingerprints, width, names })
+}
