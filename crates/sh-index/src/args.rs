@@ -101,10 +101,13 @@ pub enum Command {
         /// output)
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
-        /// Time every query and print the median, 99th percentile and largest time on
-        /// standard error at the end
+        /// At the end, print on standard error how many queries were answered, how fast, and
+        /// the median, 99th percentile and largest time of an answer
         #[arg(long)]
         stats: bool,
+        /// Answer with N threads when many queries are waiting [default: all cores]
+        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
     },
     /// Print what an index holds: records, segments, K, tables and bytes
     Stats {

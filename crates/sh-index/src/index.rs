@@ -10,7 +10,7 @@ use sh_core::{Error, Output, Result};
 
 use crate::build::{write_segment, Batch, Names};
 use crate::format::{corrupt, segment_file_name, IndexNames, Manifest, SegmentEntry};
-use crate::segment::{Found, Name, Segment};
+use crate::segment::{Found, Name, Scratch, Segment};
 
 pub const MANIFEST: &str = "MANIFEST";
 
@@ -69,17 +69,27 @@ impl Index {
     }
 
     /// Every record within `k` bits of `query`, by record number.
-    pub fn search(
+    pub fn search(&self, query: u64, k: u32, found: &mut Vec<Found>) -> Result<()> {
+        let mut hits = Vec::new();
+        self.search_batch(&[query], k, &mut Scratch::default(), &mut hits)?;
+        found.clear();
+        found.extend(hits.into_iter().map(|(_, r, d)| (r, d)));
+        Ok(())
+    }
+
+    /// `(q, record, distance)` for every record within `k` bits of `queries[q]`, sorted by q
+    /// and then record number, in `found` (cleared first).
+    pub fn search_batch(
         &self,
-        query: u64,
+        queries: &[u64],
         k: u32,
-        keys: &mut Vec<u64>,
-        found: &mut Vec<Found>,
+        scratch: &mut Scratch,
+        found: &mut Vec<(u32, u64, u32)>,
     ) -> Result<()> {
         found.clear();
         for segment in &self.segments {
             segment
-                .search(query, k, keys, found)
+                .search_batch(queries, k, scratch, found)
                 .map_err(|e| self.failed(in_file(segment.path(), e)))?;
         }
         found.sort_unstable();

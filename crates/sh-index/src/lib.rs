@@ -34,7 +34,7 @@ pub use build::{radix_sort, write_segment, write_segment_laid_out, Batch, Names}
 pub use format::{IndexNames, Manifest, SegmentHeader, VERSION};
 pub use index::{is_index, Index};
 pub use layout::{for_each_key_within, keys_within, Layout, TableSpec};
-pub use segment::{Found, Name, Segment};
+pub use segment::{Found, Name, Scratch, Segment};
 
 /// The K of an index built without -k: sh-pairs' default for 64-bit fingerprints.
 pub const DEFAULT_K: u32 = 6;
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<()> {
             index::add(&index, read.batch, read.names, read.lines)?;
         }
         Command::Compact { index } => index::compact(&Index::open(&index)?)?,
-        Command::Query { index, k, end_marker, input, output, stats } => {
+        Command::Query { index, k, end_marker, input, output, stats, threads } => {
             let index = Index::open(&index)?;
             let k = match k {
                 Some(k) if k > index.manifest.k => {
@@ -70,7 +70,11 @@ pub fn run(args: Args) -> Result<()> {
                 Some(k) => k,
                 None => index.manifest.k,
             };
-            let options = query::Options { k, end_marker, stats };
+            let threads = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            );
+            let options = query::Options { k, end_marker, stats, threads };
             query::run(&index, &options, &input, &output)?;
         }
         Command::Stats { index, verify } => {

@@ -1,8 +1,14 @@
 //! `sh-index query`: the indexed records near each input record, answered as the input comes.
+//!
+//! Lines are taken as long as more are waiting in the input (up to [`CHUNK`]), answered
+//! together, on several threads when there are many, and written in input order; when no
+//! further line is waiting, the output is flushed before the next read, which may wait. A
+//! program that writes one line and waits gets its answer; a file is answered in large
+//! batches.
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sh_core::fingerprint::Width;
 use sh_core::number::push_u64;
@@ -10,81 +16,208 @@ use sh_core::records::{IdsThroughout, RecordLine};
 use sh_core::{Error, Output, RecordReader, Result};
 
 use crate::index::Index;
-use crate::segment::Name;
+use crate::segment::{Name, Scratch};
+
+/// At most this many queries are answered together.
+const CHUNK: usize = 1 << 14;
+
+/// Fewer queries than this are answered on one thread.
+const PARALLEL_MIN: usize = 256;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub k: u32,
     pub end_marker: bool,
     pub stats: bool,
+    pub threads: usize,
 }
 
-/// Answers every record of `input`, writing to `output`. When no further line is waiting in
-/// the input, what was written is flushed before the next read, which may wait.
+/// The queries of one chunk: their line numbers, fingerprints and ids (end to end).
+#[derive(Debug, Default)]
+struct Chunk {
+    lines: Vec<u64>,
+    fingerprints: Vec<u64>,
+    id_bytes: Vec<u8>,
+    /// Where each query's id ends in `id_bytes`; empty when the queries have none.
+    id_ends: Vec<usize>,
+}
+
+impl Chunk {
+    fn clear(&mut self) {
+        self.lines.clear();
+        self.fingerprints.clear();
+        self.id_bytes.clear();
+        self.id_ends.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn id(&self, q: usize) -> Option<&[u8]> {
+        let end = *self.id_ends.get(q)?;
+        let start = if q == 0 { 0 } else { self.id_ends[q - 1] };
+        Some(&self.id_bytes[start..end])
+    }
+}
+
+/// What one thread keeps between chunks.
+#[derive(Debug, Default)]
+struct Worker {
+    scratch: Scratch,
+    found: Vec<(u32, u64, u32)>,
+    out: Vec<u8>,
+}
+
+/// Answers every record of `input`, writing to `output`.
 pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Result<()> {
     let mut reader = RecordReader::open(input)?;
     let mut out = Output::create(output)?;
     let mut ids = IdsThroughout::new("line");
-    let (mut keys, mut found, mut line_out) = (Vec::new(), Vec::new(), Vec::new());
-    let mut times: Vec<f64> = Vec::new();
-    while let Some((line, record)) = reader.next_numbered()? {
-        let started = options.stats.then(Instant::now);
-        line_out.clear();
-        if let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? {
-            ids.check(line, id.is_some(), record)?;
-            if fingerprint.width() != Width::Bits64 {
-                let what = format!(
-                    "a {} fingerprint, but the index holds 64-bit fingerprints",
-                    fingerprint.width()
-                );
-                return Err(Error::input(line, what, record));
-            }
-            index.search(fingerprint.words()[0], options.k, &mut keys, &mut found)?;
-            for &(r, distance) in &found {
-                match id {
-                    Some(id) => line_out.extend_from_slice(id),
-                    None => push_u64(&mut line_out, line),
+    let mut chunk = Chunk::default();
+    let threads = options.threads.max(1);
+    let mut workers: Vec<Worker> = (0..threads).map(|_| Worker::default()).collect();
+    let mut stats = Stats::default();
+    let run_started = Instant::now();
+    loop {
+        chunk.clear();
+        let mut at_end = false;
+        let mut started = None;
+        loop {
+            let Some((line, record)) = reader.next_numbered()? else {
+                at_end = true;
+                break;
+            };
+            started.get_or_insert_with(Instant::now);
+            if let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? {
+                ids.check(line, id.is_some(), record)?;
+                if fingerprint.width() != Width::Bits64 {
+                    let what = format!(
+                        "a {} fingerprint, but the index holds 64-bit fingerprints",
+                        fingerprint.width()
+                    );
+                    return Err(Error::input(line, what, record));
                 }
-                line_out.push(b'\t');
-                match index.name(r)? {
-                    Name::Line(number) => push_u64(&mut line_out, number),
-                    Name::Id(bytes) => line_out.extend_from_slice(bytes),
+                chunk.lines.push(line);
+                chunk.fingerprints.push(fingerprint.words()[0]);
+                if let Some(id) = id {
+                    chunk.id_bytes.extend_from_slice(id);
+                    chunk.id_ends.push(chunk.id_bytes.len());
                 }
-                line_out.push(b'\t');
-                push_u64(&mut line_out, u64::from(distance));
-                line_out.push(b'\n');
             }
-            if options.end_marker {
-                line_out.extend_from_slice(b".\n");
+            if chunk.len() >= CHUNK || reader.needs_read() {
+                break;
             }
         }
-        out.write_all(&line_out).map_err(Error::writing)?;
-        if reader.needs_read() {
+        answer(index, &chunk, options, &mut workers)?;
+        for worker in &workers {
+            out.write_all(&worker.out).map_err(Error::writing)?;
+        }
+        if !at_end && reader.needs_read() {
             out.flush().map_err(Error::writing)?;
         }
-        if let Some(started) = started {
-            times.push(started.elapsed().as_secs_f64());
+        if let Some(started) = started.filter(|_| chunk.len() > 0) {
+            stats.answers.push(started.elapsed());
+            stats.queries += chunk.len();
+        }
+        if at_end {
+            break;
         }
     }
     out.finish()?;
     if options.stats {
-        eprintln!("{}", latency_line(&mut times));
+        eprintln!("{}", stats.line(run_started.elapsed()));
     }
     Ok(())
 }
 
-fn latency_line(times: &mut [f64]) -> String {
-    if times.is_empty() {
-        return "sh-index: 0 queries".to_string();
+/// Answers `chunk` into the workers' `out` buffers, to be written in worker order.
+fn answer(index: &Index, chunk: &Chunk, options: &Options, workers: &mut [Worker]) -> Result<()> {
+    let n = chunk.len();
+    let used = if n < PARALLEL_MIN { 1 } else { workers.len() };
+    let per = n.div_ceil(used).max(1);
+    for worker in workers.iter_mut() {
+        worker.out.clear();
     }
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize] * 1e6;
-    format!(
-        "sh-index: {} queries, median {:.1} µs, p99 {:.1} µs, largest {:.1} µs (search, write \
-         and flush)",
-        times.len(),
-        at(0.5),
-        at(0.99),
-        at(1.0)
-    )
+    if used == 1 {
+        return answer_part(index, chunk, 0..n, options, &mut workers[0]);
+    }
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for (w, worker) in workers.iter_mut().enumerate().take(used) {
+            let range = (w * per).min(n)..((w + 1) * per).min(n);
+            handles.push(scope.spawn(move || answer_part(index, chunk, range, options, worker)));
+        }
+        handles.into_iter().try_for_each(|h| h.join().expect("a query thread panicked"))
+    })
+}
+
+/// Answers queries `range` of `chunk` into `worker.out`.
+fn answer_part(
+    index: &Index,
+    chunk: &Chunk,
+    range: std::ops::Range<usize>,
+    options: &Options,
+    worker: &mut Worker,
+) -> Result<()> {
+    let base = range.start;
+    let queries = &chunk.fingerprints[range.clone()];
+    index.search_batch(queries, options.k, &mut worker.scratch, &mut worker.found)?;
+    let out = &mut worker.out;
+    let mut hits = worker.found.iter().peekable();
+    for q in range {
+        let id = chunk.id(q);
+        while let Some(&(_, r, distance)) = hits.next_if(|hit| hit.0 as usize + base == q) {
+            match id {
+                Some(id) => out.extend_from_slice(id),
+                None => push_u64(out, chunk.lines[q]),
+            }
+            out.push(b'\t');
+            match index.name(r)? {
+                Name::Line(number) => push_u64(out, number),
+                Name::Id(bytes) => out.extend_from_slice(bytes),
+            }
+            out.push(b'\t');
+            push_u64(out, u64::from(distance));
+            out.push(b'\n');
+        }
+        if options.end_marker {
+            out.extend_from_slice(b".\n");
+        }
+    }
+    Ok(())
+}
+
+/// What --stats tells: the time of each answer, from reading its first line to writing (and
+/// flushing) it.
+#[derive(Debug, Default)]
+struct Stats {
+    answers: Vec<Duration>,
+    queries: usize,
+}
+
+impl Stats {
+    fn line(&mut self, total: Duration) -> String {
+        let answers = &mut self.answers;
+        if answers.is_empty() {
+            return "sh-index: 0 queries".to_string();
+        }
+        answers.sort_unstable();
+        let at =
+            |q: f64| answers[((answers.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e6;
+        let seconds = total.as_secs_f64();
+        format!(
+            "sh-index: {} queries in {} answers (each answers the lines waiting when it began; \
+             one line each when they come one at a time); time of an answer, from reading its \
+             first line to writing it: median {:.1} µs, p99 {:.1} µs, largest {:.1} µs; {:.3} s \
+             in all, {:.0} queries/s",
+            self.queries,
+            answers.len(),
+            at(0.5),
+            at(0.99),
+            at(1.0),
+            seconds,
+            self.queries as f64 / seconds.max(1e-9)
+        )
+    }
 }

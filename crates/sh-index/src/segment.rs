@@ -13,7 +13,7 @@ use crate::format::{
     corrupt, version_error, NameKind, SegmentHeader, TableHeader, BLOCK, PREAMBLE, SEGMENT_MAGIC,
     SUMS_PER_PAGE, TRAILER, TRAILER_MAGIC, VERSION,
 };
-use crate::layout::{for_each_key_within, low_bits, top};
+use crate::layout::{for_each_key_within, low_bits, top, Layout};
 
 /// One segment, mapped.
 #[derive(Debug)]
@@ -29,6 +29,27 @@ pub struct Segment {
 
 /// A record found near a query: its number in the index and its distance.
 pub type Found = (u64, u32);
+
+/// Queries searched together: enough probes to keep the memory system busy.
+const GROUP: usize = 8;
+
+/// One lookup of a key in a table.
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    query: u32,
+    table: u8,
+    bucket: u64,
+    /// The key's bits below the directory's.
+    want: u64,
+    from: u64,
+    to: u64,
+}
+
+/// Space a search reuses from one batch to the next.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    probes: Vec<Probe>,
+}
 
 impl Segment {
     /// Maps the file and checks its preamble, trailer and header.
@@ -168,73 +189,148 @@ impl Segment {
         Ok(r)
     }
 
-    /// Appends every record of this segment within `k` bits of `query` to `found`, with
-    /// record numbers of the index. `keys` is scratch space.
-    pub fn search(
+    /// Every record of this segment within `k` bits of `query`, appended to `found` as (record
+    /// number in the index, distance).
+    pub fn search(&self, query: u64, k: u32, found: &mut Vec<Found>) -> io::Result<()> {
+        let mut hits = Vec::new();
+        self.search_batch(&[query], k, &mut Scratch::default(), &mut hits)?;
+        found.extend(hits.into_iter().map(|(_, r, d)| (r, d)));
+        Ok(())
+    }
+
+    /// The radius of each table for a search within `k` bits (`None`: not probed).
+    fn radii(&self, k: u32) -> Vec<Option<u32>> {
+        Layout { tables: self.header.tables.iter().map(|t| t.spec).collect() }.radii(k)
+    }
+
+    /// Appends `(q, record, distance)` to `found` for every record of this segment within `k`
+    /// bits of `queries[q]`, with record numbers of the index, in no particular order.
+    ///
+    /// Queries are taken a group at a time, and each step is done for every probe of the group
+    /// before the next step: the directory words of all probes are independent loads, and so
+    /// are the first entries of their buckets, so their cache misses overlap instead of
+    /// following one another.
+    pub fn search_batch(
         &self,
-        query: u64,
+        queries: &[u64],
         k: u32,
-        keys: &mut Vec<u64>,
-        found: &mut Vec<Found>,
+        scratch: &mut Scratch,
+        found: &mut Vec<(u32, u64, u32)>,
     ) -> io::Result<()> {
-        if self.header.records == 0 {
+        if self.header.records == 0 || queries.is_empty() {
             return Ok(());
         }
-        let layout =
-            crate::layout::Layout { tables: self.header.tables.iter().map(|t| t.spec).collect() };
-        let radii = layout.radii(k);
-        for (t, table) in self.header.tables.iter().enumerate() {
-            let Some(radius) = radii[t] else { continue };
-            let spec = table.spec;
-            keys.clear();
-            for_each_key_within(spec.key(query), spec.key_bits, radius, &mut |key| keys.push(key));
-            let below = spec.key_bits - spec.dir_bits;
-            let low_width = 64 - spec.dir_bits;
-            let width = spec.entry_bytes();
-            for &key in keys.iter() {
-                let bucket = key >> below;
-                let want = low_bits(key, below);
-                let (from, to) = self.bucket(table, bucket)?;
-                if from == to {
-                    continue;
+        let radii = self.radii(k);
+        let tables = &self.header.tables;
+        for (g, group) in queries.chunks(GROUP).enumerate() {
+            let probes = &mut scratch.probes;
+            probes.clear();
+            for (i, &query) in group.iter().enumerate() {
+                let q = (g * GROUP + i) as u32;
+                for (t, table) in tables.iter().enumerate() {
+                    let Some(radius) = radii[t] else { continue };
+                    let spec = table.spec;
+                    let below = spec.key_bits - spec.dir_bits;
+                    for_each_key_within(spec.key(query), spec.key_bits, radius, &mut |key| {
+                        probes.push(Probe {
+                            query: q,
+                            table: t as u8,
+                            bucket: key >> below,
+                            want: low_bits(key, below),
+                            from: 0,
+                            to: 0,
+                        });
+                    });
                 }
-                let bytes = self.entries(table, from, to)?;
-                for i in 0..(to - from) as usize {
-                    let raw =
-                        u64::from_le_bytes(bytes[i * width..i * width + 8].try_into().expect("8"));
-                    let low = low_bits(raw, low_width);
-                    // The key's bits below the directory's, on top of what the entry keeps.
-                    let sub = if below == 0 { 0 } else { top(low << spec.dir_bits, below) };
-                    if sub != want {
-                        if sub > want {
-                            break;
-                        }
-                        continue;
-                    }
-                    let value = if spec.dir_bits == 0 { low } else { (bucket << low_width) | low };
-                    let fingerprint = spec.unrotate(value);
-                    let distance = (fingerprint ^ query).count_ones();
-                    if distance > k || found_earlier(&layout, &radii, t, query, fingerprint) {
-                        continue;
-                    }
-                    if t == 0 {
-                        let r = self.ordinal(from + i as u64)?;
-                        found.push((self.header.first + r, distance));
-                    } else {
-                        self.records_of(fingerprint, distance, found)?;
-                    }
-                }
+            }
+            // Touch each probe's directory word, then its first entry, with plain loads that
+            // do not wait for one another (the checked reads come after, from the cache).
+            let map: &[u8] = &self.map;
+            let mut touched = 0u8;
+            for probe in probes.iter() {
+                let table = &tables[probe.table as usize];
+                touched ^= touch(map, table.dir_at + 4 * probe.bucket);
+            }
+            for probe in probes.iter_mut() {
+                (probe.from, probe.to) =
+                    self.bucket(&tables[probe.table as usize], probe.bucket)?;
+            }
+            for probe in probes.iter().filter(|p| p.from < p.to) {
+                let table = &tables[probe.table as usize];
+                touched ^=
+                    touch(map, table.entries_at + probe.from * table.spec.entry_bytes() as u64);
+            }
+            std::hint::black_box(touched);
+            for probe in probes.iter().filter(|p| p.from < p.to) {
+                let query = queries[probe.query as usize];
+                self.scan(probe, query, k, &radii, found)?;
             }
         }
         Ok(())
+    }
+
+    /// The entries of one probe's bucket whose key is the probe's: each within `k` bits of
+    /// `query` and not found by an earlier table is reported.
+    #[inline]
+    fn scan(
+        &self,
+        probe: &Probe,
+        query: u64,
+        k: u32,
+        radii: &[Option<u32>],
+        found: &mut Vec<(u32, u64, u32)>,
+    ) -> io::Result<()> {
+        let t = probe.table as usize;
+        let table = &self.header.tables[t];
+        let spec = table.spec;
+        let below = spec.key_bits - spec.dir_bits;
+        let low_width = 64 - spec.dir_bits;
+        let width = spec.entry_bytes();
+        let bytes = self.entries(table, probe.from, probe.to)?;
+        for i in 0..(probe.to - probe.from) as usize {
+            let raw = u64::from_le_bytes(bytes[i * width..i * width + 8].try_into().expect("8"));
+            let low = low_bits(raw, low_width);
+            // The key's bits below the directory's, on top of what the entry keeps.
+            let sub = if below == 0 { 0 } else { top(low << spec.dir_bits, below) };
+            if sub != probe.want {
+                if sub > probe.want {
+                    break;
+                }
+                continue;
+            }
+            let value = if spec.dir_bits == 0 { low } else { (probe.bucket << low_width) | low };
+            let fingerprint = spec.unrotate(value);
+            let distance = (fingerprint ^ query).count_ones();
+            if distance > k || self.found_earlier(radii, t, query, fingerprint) {
+                continue;
+            }
+            if t == 0 {
+                let r = self.ordinal(probe.from + i as u64)?;
+                found.push((probe.query, self.header.first + r, distance));
+            } else {
+                self.records_of(fingerprint, probe.query, distance, found)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a table probed before table `t` finds `fingerprint` too (so that it is reported
+    /// there, once).
+    #[inline]
+    fn found_earlier(&self, radii: &[Option<u32>], t: usize, query: u64, fingerprint: u64) -> bool {
+        self.header.tables[..t].iter().zip(radii).any(|(table, radius)| {
+            let spec = table.spec;
+            radius.is_some_and(|r| (spec.key(query) ^ spec.key(fingerprint)).count_ones() <= r)
+        })
     }
 
     /// Appends the records whose fingerprint is `fingerprint`: a run of table 0.
     fn records_of(
         &self,
         fingerprint: u64,
+        query: u32,
         distance: u32,
-        found: &mut Vec<Found>,
+        found: &mut Vec<(u32, u64, u32)>,
     ) -> io::Result<()> {
         let table = &self.header.tables[0];
         let spec = table.spec;
@@ -249,7 +345,7 @@ impl Segment {
             if low == want {
                 any = true;
                 let r = self.ordinal(from + i as u64)?;
-                found.push((self.header.first + r, distance));
+                found.push((query, self.header.first + r, distance));
             } else if low > want {
                 break;
             }
@@ -320,19 +416,11 @@ pub enum Name<'a> {
     Id(&'a [u8]),
 }
 
-/// Whether a table probed before table `t` finds `fingerprint` too (so that it is reported
-/// there, once).
-#[inline]
-fn found_earlier(
-    layout: &crate::layout::Layout,
-    radii: &[Option<u32>],
-    t: usize,
-    query: u64,
-    fingerprint: u64,
-) -> bool {
-    layout.tables[..t].iter().zip(radii).any(|(spec, radius)| {
-        radius.is_some_and(|r| (spec.key(query) ^ spec.key(fingerprint)).count_ones() <= r)
-    })
+/// The byte at `at`, or 0 past the end: a load whose only use is to bring the line into the
+/// cache.
+#[inline(always)]
+fn touch(map: &[u8], at: u64) -> u8 {
+    map.get(at as usize).copied().unwrap_or(0)
 }
 
 fn is_set(bits: &[AtomicU64], i: u64) -> bool {
