@@ -30,17 +30,21 @@ bits on some key t whenever the radii r_t satisfy sum(r_t + 1) >= K + 1 (pigeonh
 query looks up, in table t, every key within r_t bits of its own, and checks the distance of \
 what it finds. Table t holds the distinct fingerprints sorted with key t on top; a directory \
 of their top bits finds a key's bucket in one step, and each entry keeps only the bits below \
-the directory's (5 to 7 bytes); the first table holds every record, in fingerprint order, \
-with the record's number. m is chosen when a segment is written, for its size and -k: the \
-least expected query cost within 24 bytes a record (at K = 3 and K = 6 three tables).
+the directory's (6 bytes from about a million records on, 7 or 8 below); the first table holds every \
+record, in fingerprint order, with the record's number. m is chosen when a segment is \
+written, for its size and -k: the least expected query cost among layouts within 24 bytes a \
+record, unless one beyond that makes queries over 4 times cheaper (K = 3: four tables at 1M \
+records, 29 bytes a record; three from 10M on, 22-23 bytes).
 
 Files: INDEX/MANIFEST lists the segments; INDEX/seg-NNNNNNNN are the segments, mapped into \
 memory, never read whole: opening an index reads its headers, and a query touches only the \
 pages it needs. Every 4 KiB block has a CRC-32, checked the first time it is used; a damaged, \
 cut or foreign file is an error, never a wrong answer. Writes go to temporary files renamed \
 into place, the manifest last, so an interrupted build, add or compact leaves the index as it \
-was. One writer at a time: two runs of add on one index at once lose one's records. The \
-format is described in docs/INDEX.md in the source.";
+was (the next writer removes what it left). One writer at a time: a writer holds a lock on \
+INDEX/LOCK, and a second one stops with an error. Queries need no lock: one running while the \
+index changes answers from the index as it was when it opened it. The format is described in \
+docs/INDEX.md in the source.";
 
 /// The sh-index command.
 #[derive(Debug, Parser)]
@@ -90,8 +94,9 @@ pub enum Command {
         /// Report records within K bits (at most the index's K) [default: the index's K]
         #[arg(short, long, value_parser = clap::value_parser!(u32).range(0..=63))]
         k: Option<u32>,
-        /// After the answers to each input record, write a line with a single '.', so that a
-        /// program reading through a pipe knows the answer is complete
+        /// After the answers to each input line (one without a fingerprint too), write a line
+        /// with a single '.', so that a program reading through a pipe knows the answer is
+        /// complete
         #[arg(long)]
         end_marker: bool,
         /// Read from FILE ('-' is standard input)

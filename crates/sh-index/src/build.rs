@@ -286,7 +286,7 @@ pub fn radix_sort<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64
     }
     let mut scratch = vec![T::default(); items.len()];
     for (byte, count) in counts.iter().enumerate() {
-        if count.iter().any(|&c| c == items.len()) {
+        if count.contains(&items.len()) {
             continue;
         }
         let mut starts = [0usize; 256];

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use sh_core::{Error, Output, Result};
 
 use crate::build::{write_segment, Batch, Names};
-use crate::format::{corrupt, segment_file_name, IndexNames, Manifest, SegmentEntry};
+use crate::format::{corrupt, segment_file_name, IndexNames, Manifest, NameKind, SegmentEntry};
 use crate::segment::{Found, Name, Scratch, Segment};
 
 pub const MANIFEST: &str = "MANIFEST";
@@ -22,38 +22,62 @@ pub struct Index {
     pub segments: Vec<Segment>,
 }
 
+fn read_manifest(dir: &Path) -> io::Result<Vec<u8>> {
+    fs::read(dir.join(MANIFEST)).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound if dir.is_dir() => {
+            corrupt(format!("not a sh-index index (no {MANIFEST} in it)"))
+        }
+        _ => e,
+    })
+}
+
 /// Whether `path` is an index directory (one with a manifest).
 pub fn is_index(path: &Path) -> bool {
     path.join(MANIFEST).is_file()
 }
 
 impl Index {
-    /// Opens the index in `dir`: its manifest and every segment's header.
+    /// Opens the index in `dir`: its manifest and every segment's header. A segment removed
+    /// between reading the manifest and opening it (a writer replaced it) is looked for again
+    /// in the new manifest.
     pub fn open(dir: &Path) -> Result<Index> {
         let failed = |e: io::Error| Error::io(format!("cannot open index '{}'", dir.display()), e);
-        let manifest_path = dir.join(MANIFEST);
-        let bytes = match fs::read(&manifest_path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && dir.exists() => {
-                return Err(failed(corrupt(format!("not a sh-index index (no {MANIFEST} in it)"))))
+        let mut attempts = 0;
+        loop {
+            let bytes = read_manifest(dir).map_err(failed)?;
+            match Index::open_with(dir, &bytes) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound && attempts < 10 => {
+                    attempts += 1;
+                    if read_manifest(dir).ok().as_ref() == Some(&bytes) {
+                        return Err(failed(e));
+                    }
+                }
+                other => return other.map_err(failed),
             }
-            Err(e) => return Err(failed(e)),
-        };
-        let manifest =
-            Manifest::decode(&bytes).map_err(|e| failed(in_file(MANIFEST.as_ref(), e)))?;
+        }
+    }
+
+    fn open_with(dir: &Path, bytes: &[u8]) -> io::Result<Index> {
+        let manifest = Manifest::decode(bytes).map_err(|e| in_file(MANIFEST.as_ref(), e))?;
         let mut segments = Vec::with_capacity(manifest.segments.len());
         for entry in &manifest.segments {
             let name = entry.file_name();
-            let segment =
-                Segment::open(&dir.join(&name)).map_err(|e| failed(in_file(name.as_ref(), e)))?;
+            let segment = Segment::open(&dir.join(&name)).map_err(|e| in_file(name.as_ref(), e))?;
             let h = &segment.header;
+            let names_agree = match manifest.names {
+                IndexNames::Ids => h.names == NameKind::Ids,
+                IndexNames::Lines => h.names != NameKind::Ids,
+                IndexNames::Unknown => false,
+            };
             if h.records != entry.records
                 || h.first != entry.first
                 || h.line_base != entry.line_base
+                || h.k != manifest.k
+                || !names_agree
                 || segment.file_len() != entry.file_len
             {
                 let e = corrupt("it does not match the manifest (replaced or cut short)");
-                return Err(failed(in_file(name.as_ref(), e)));
+                return Err(in_file(name.as_ref(), e));
             }
             segments.push(segment);
         }
@@ -154,31 +178,92 @@ impl Index {
     }
 }
 
-/// Writes a new index in `dir` holding `batch` (a directory made if missing; an index there
-/// is replaced, anything else there is an error).
-pub fn create(dir: &Path, k: u32, batch: Batch, names: IndexNames, lines: u64) -> Result<()> {
+/// Makes the directory of a new index if it is missing: a file in the way is an error.
+pub fn make_dir(dir: &Path) -> Result<()> {
     let failed = |e: io::Error| Error::io(format!("cannot create index '{}'", dir.display()), e);
-    let old = match fs::metadata(dir) {
-        Ok(meta) if !meta.is_dir() => {
+    match fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => Err(failed(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "a file of that name is in the way",
+        ))),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(dir).map_err(failed),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+/// The file whose lock a writer holds: one writer at a time.
+const LOCK: &str = "LOCK";
+
+/// Takes the writer's lock of the index in `dir` (held until the file is dropped), and then
+/// removes what killed writers may have left: temporary files, and segments the manifest does
+/// not list.
+pub fn lock(dir: &Path) -> Result<fs::File> {
+    let failed = |e: io::Error| Error::io(format!("cannot lock index '{}'", dir.display()), e);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK))
+        .map_err(failed)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
             return Err(failed(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "a file of that name is in the way",
+                io::ErrorKind::WouldBlock,
+                "another sh-index is changing it (build, add or compact); try again when it ends",
             )))
         }
-        Ok(_) if is_index(dir) => Some(Index::open(dir)?.manifest),
-        Ok(_) if fs::read_dir(dir).map_err(failed)?.next().is_some() => {
-            return Err(failed(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "a directory that is not empty and holds no index",
-            )))
-        }
-        Ok(_) => None,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir(dir).map_err(failed)?;
-            None
-        }
-        Err(e) => return Err(failed(e)),
+        Err(fs::TryLockError::Error(e)) => return Err(failed(e)),
+    }
+    let listed: Vec<String> = match read_manifest(dir).ok().map(|b| Manifest::decode(&b)) {
+        Some(Ok(manifest)) => manifest.segments.iter().map(SegmentEntry::file_name).collect(),
+        _ => Vec::new(),
     };
+    for entry in fs::read_dir(dir).map_err(failed)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stray = is_temporary(&name) || (is_segment_name(&name) && !listed.contains(&name));
+        if stray {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+    Ok(file)
+}
+
+/// A temporary file of a writer: `.seg-NNNNNNNN.*.partial` or `.MANIFEST.*.partial`.
+fn is_temporary(name: &str) -> bool {
+    name.ends_with(".partial")
+        && (name.starts_with(".seg-") || name.starts_with(&format!(".{MANIFEST}.")))
+}
+
+fn is_segment_name(name: &str) -> bool {
+    name.strip_prefix("seg-").is_some_and(|n| n.len() == 8 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Checks that `dir` is an index, or holds nothing but what a killed writer of one leaves
+/// (which [`lock`] removes): a build must not take over a directory of other files.
+pub fn check_ours(dir: &Path) -> Result<()> {
+    let failed = |e: io::Error| Error::io(format!("cannot create index '{}'", dir.display()), e);
+    if is_index(dir) {
+        return Ok(());
+    }
+    let foreign = fs::read_dir(dir).map_err(failed)?.flatten().any(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        !(name == LOCK || is_temporary(&name) || is_segment_name(&name))
+    });
+    if foreign {
+        return Err(failed(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "a directory that is not empty and holds no index",
+        )));
+    }
+    Ok(())
+}
+
+/// Writes a new index in `dir` holding `batch` (the writer's lock held, [`check_ours`]
+/// passed): an index there is replaced.
+pub fn create(dir: &Path, k: u32, batch: Batch, names: IndexNames, lines: u64) -> Result<()> {
+    let old = if is_index(dir) { Some(Index::open(dir)?.manifest) } else { None };
     let mut manifest = Manifest::new(k);
     manifest.next_segment = old.as_ref().map_or(1, |m| m.next_segment);
     manifest.names = names;

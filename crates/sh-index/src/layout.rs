@@ -95,7 +95,7 @@ pub const MAX_TABLES: usize = 16;
 const SIZE_CAP: f64 = 24.0;
 
 /// How much slower a layout within [`SIZE_CAP`] may make queries before a larger one is chosen.
-const SIZE_PRICE: f64 = 3.0;
+const SIZE_PRICE: f64 = 4.0;
 
 impl Layout {
     /// m tables with keys of nearly equal width (the wider first), directories sized for
@@ -103,12 +103,12 @@ impl Layout {
     pub fn even(m: usize, entries: u64) -> Layout {
         assert!((1..=MAX_TABLES).contains(&m));
         let (base, wider) = (64 / m as u32, 64 % m as u32);
-        let dir = directory_bits(entries);
         let mut offset = 0;
         let tables = (0..m as u32)
             .map(|t| {
                 let key_bits = base + u32::from(t < wider);
-                let spec = TableSpec { offset, key_bits, dir_bits: dir.min(key_bits) };
+                let dir_bits = directory_bits(entries, key_bits);
+                let spec = TableSpec { offset, key_bits, dir_bits };
                 offset += key_bits;
                 spec
             })
@@ -184,10 +184,15 @@ fn cheapest<'a>(
     pool.min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))
 }
 
-/// Directory bits for a table of `entries` values: about eight entries a bucket.
-pub fn directory_bits(entries: u64) -> u32 {
-    let log = 63 - entries.max(1).leading_zeros();
-    log.saturating_sub(3).min(MAX_DIR_BITS)
+/// Directory bits for a table of `entries` values keyed on `key_bits` bits: the most whose
+/// table (directory and entries) is within 5% of the smallest. More bits make smaller buckets
+/// and, once they save a byte of every entry, a smaller table; each costs a directory twice
+/// as large.
+pub fn directory_bits(entries: u64, key_bits: u32) -> u32 {
+    let size = |d: u32| entries * (64 - u64::from(d)).div_ceil(8) + 4 * (1u64 << d);
+    let limit = key_bits.min(MAX_DIR_BITS);
+    let smallest = (0..=limit).map(size).min().expect("at least 0 bits");
+    (0..=limit).rev().find(|&d| size(d) * 100 <= smallest * 105).unwrap_or(0)
 }
 
 /// How many keys of `bits` bits are within `radius` bits of one key.
@@ -262,10 +267,29 @@ mod tests {
     }
 
     #[test]
-    fn the_chosen_layouts_fit_the_size_cap() {
-        for (k, n) in [(3, 1_000_000u64), (3, 100_000_000), (6, 10_000_000), (0, 10)] {
+    fn the_chosen_layouts_fit_the_size_cap_unless_a_larger_one_is_much_faster() {
+        // The sizes of the index's figures fit: 10M and 100M records at K = 3 (and K = 6).
+        for (k, n) in [(3, 10_000_000u64), (3, 100_000_000), (6, 10_000_000), (6, 100_000_000)] {
             let layout = Layout::choose(k, n, n);
             assert!(layout.bytes_per_record(n, n) <= SIZE_CAP, "{k} {n}: {layout:?}");
+        }
+        for k in 0..=10 {
+            for n in [1u64, 10, 1000, 1_000_000, 10_000_000, 1_000_000_000] {
+                let chosen = Layout::choose(k, n, n);
+                let cost = chosen.query_cost(k, n);
+                for m in 1..=MAX_TABLES.min(k as usize + 1) {
+                    let other = Layout::even(m, n);
+                    let small = other.bytes_per_record(n, n) <= SIZE_CAP;
+                    if chosen.bytes_per_record(n, n) <= SIZE_CAP {
+                        assert!(!small || other.query_cost(k, n) >= cost, "{k} {n} {m}");
+                    } else {
+                        assert!(
+                            !small || other.query_cost(k, n) > SIZE_PRICE * cost,
+                            "{k} {n} {m}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

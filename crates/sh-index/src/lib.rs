@@ -44,12 +44,17 @@ pub fn run(args: Args) -> Result<()> {
     let mut progress = Progress::new(args.quiet, "records read");
     match args.command {
         Command::Build { output, k, input } => {
+            index::make_dir(&output)?;
+            index::check_ours(&output)?;
+            let _lock = index::lock(&output)?;
             let mut reader = RecordReader::open(&input)?;
             let read = input::read_batch(&mut reader, &mut progress, IndexNames::Unknown, 0, 0)?;
             progress.set_message("records indexed");
             index::create(&output, k.unwrap_or(DEFAULT_K), read.batch, read.names, read.lines)?;
         }
         Command::Add { index, input } => {
+            Index::open(&index)?;
+            let _lock = index::lock(&index)?;
             let index = Index::open(&index)?;
             let m = &index.manifest;
             let mut reader = RecordReader::open(&input)?;
@@ -57,7 +62,11 @@ pub fn run(args: Args) -> Result<()> {
             progress.set_message("records indexed");
             index::add(&index, read.batch, read.names, read.lines)?;
         }
-        Command::Compact { index } => index::compact(&Index::open(&index)?)?,
+        Command::Compact { index } => {
+            Index::open(&index)?;
+            let _lock = index::lock(&index)?;
+            index::compact(&Index::open(&index)?)?;
+        }
         Command::Query { index, k, end_marker, input, output, stats, threads } => {
             let index = Index::open(&index)?;
             let k = match k {

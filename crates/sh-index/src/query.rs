@@ -32,22 +32,26 @@ pub struct Options {
     pub threads: usize,
 }
 
-/// The queries of one chunk: their line numbers, fingerprints and ids (end to end).
+/// The input lines of one chunk: their line numbers, fingerprints and ids (end to end). A
+/// line without a fingerprint (blank, or `ID<TAB>`) is there too, to get its end marker.
 #[derive(Debug, Default)]
 struct Chunk {
     lines: Vec<u64>,
     fingerprints: Vec<u64>,
+    /// Whether the line has no fingerprint (its fingerprint, 0, is searched but not answered).
+    blank: Vec<bool>,
     id_bytes: Vec<u8>,
-    /// Where each query's id ends in `id_bytes`; empty when the queries have none.
-    id_ends: Vec<usize>,
+    /// Where each line's id is in `id_bytes`, if it has one.
+    ids: Vec<Option<(usize, usize)>>,
 }
 
 impl Chunk {
     fn clear(&mut self) {
         self.lines.clear();
         self.fingerprints.clear();
+        self.blank.clear();
         self.id_bytes.clear();
-        self.id_ends.clear();
+        self.ids.clear();
     }
 
     fn len(&self) -> usize {
@@ -55,9 +59,17 @@ impl Chunk {
     }
 
     fn id(&self, q: usize) -> Option<&[u8]> {
-        let end = *self.id_ends.get(q)?;
-        let start = if q == 0 { 0 } else { self.id_ends[q - 1] };
-        Some(&self.id_bytes[start..end])
+        self.ids[q].map(|(start, end)| &self.id_bytes[start..end])
+    }
+
+    fn push(&mut self, line: u64, fingerprint: Option<u64>, id: Option<&[u8]>) {
+        self.lines.push(line);
+        self.fingerprints.push(fingerprint.unwrap_or(0));
+        self.blank.push(fingerprint.is_none());
+        self.ids.push(id.map(|id| {
+            self.id_bytes.extend_from_slice(id);
+            (self.id_bytes.len() - id.len(), self.id_bytes.len())
+        }));
     }
 }
 
@@ -89,21 +101,19 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
                 break;
             };
             started.get_or_insert_with(Instant::now);
-            if let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? {
-                ids.check(line, id.is_some(), record)?;
-                if fingerprint.width() != Width::Bits64 {
-                    let what = format!(
-                        "a {} fingerprint, but the index holds 64-bit fingerprints",
-                        fingerprint.width()
-                    );
-                    return Err(Error::input(line, what, record));
+            match RecordLine::parse(line, record)? {
+                Some(RecordLine { id, fingerprint }) => {
+                    ids.check(line, id.is_some(), record)?;
+                    if fingerprint.width() != Width::Bits64 {
+                        let what = format!(
+                            "a {} fingerprint, but the index holds 64-bit fingerprints",
+                            fingerprint.width()
+                        );
+                        return Err(Error::input(line, what, record));
+                    }
+                    chunk.push(line, Some(fingerprint.words()[0]), id);
                 }
-                chunk.lines.push(line);
-                chunk.fingerprints.push(fingerprint.words()[0]);
-                if let Some(id) = id {
-                    chunk.id_bytes.extend_from_slice(id);
-                    chunk.id_ends.push(chunk.id_bytes.len());
-                }
+                None => chunk.push(line, None, None),
             }
             if chunk.len() >= CHUNK || reader.needs_read() {
                 break;
@@ -118,7 +128,7 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
         }
         if let Some(started) = started.filter(|_| chunk.len() > 0) {
             stats.answers.push(started.elapsed());
-            stats.queries += chunk.len();
+            stats.queries += chunk.blank.iter().filter(|&&blank| !blank).count();
         }
         if at_end {
             break;
@@ -168,6 +178,9 @@ fn answer_part(
     for q in range {
         let id = chunk.id(q);
         while let Some(&(_, r, distance)) = hits.next_if(|hit| hit.0 as usize + base == q) {
+            if chunk.blank[q] {
+                continue;
+            }
             match id {
                 Some(id) => out.extend_from_slice(id),
                 None => push_u64(out, chunk.lines[q]),

@@ -235,7 +235,7 @@ impl Segment {
                         probes.push(Probe {
                             query: q,
                             table: t as u8,
-                            bucket: key >> below,
+                            bucket: key.checked_shr(below).unwrap_or(0),
                             want: low_bits(key, below),
                             from: 0,
                             to: 0,
