@@ -245,7 +245,7 @@ _sh__index() {
             return 0
             ;;
         sh__index__subcmd__query)
-            opts="-k -i -o -q -h --k --end-marker --input --output --stats --quiet --help"
+            opts="-k -i -o -j -q -h --k --end-marker --input --output --stats --threads --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -272,6 +272,14 @@ _sh__index() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
