@@ -27,7 +27,22 @@ pub fn render_completions(tool: &Tool) -> Vec<(String, Vec<u8>)> {
             let mut command = (tool.command)();
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut command, tool.name, &mut script);
+            if shell == Shell::Bash {
+                script = match_bash_subcommand_states(tool.name, script);
+            }
             (completion_file_name(shell, tool.name), script)
         })
         .collect()
+}
+
+/// clap_complete's bash script (4.6.11) names the state of a subcommand of a command whose name
+/// has a hyphen one way where it sets it (`sh__index__subcmd__query`) and another where it
+/// matches it (`sh__subcmd__index__subcmd__query`), so no subcommand's flags complete
+/// (clap-rs/clap#6421). The matches are spelt here as the script sets them; once clap_complete
+/// agrees with itself, there is nothing to replace.
+fn match_bash_subcommand_states(name: &str, script: Vec<u8>) -> Vec<u8> {
+    let wrong = format!("{}__subcmd__", name.replace('-', "__subcmd__"));
+    let right = format!("{}__subcmd__", name.replace('-', "__"));
+    let script = String::from_utf8(script).expect("clap_complete writes UTF-8");
+    script.replace(&wrong, &right).into_bytes()
 }

@@ -1,4 +1,4 @@
-//! The nine commands as one list, for what concerns them all: their manual pages and shell
+//! The ten commands as one list, for what concerns them all: their manual pages and shell
 //! completions.
 
 mod completions;
@@ -18,8 +18,9 @@ pub struct Tool {
     pub examples: &'static [(&'static str, &'static str)],
 }
 
-/// Every command, in pipeline order, then sh-score, which evaluates the pipeline's output.
-pub const TOOLS: [Tool; 9] = [
+/// Every command, in pipeline order (sh-index beside sh-pairs: the same pairs, from a persistent
+/// index), then sh-score, which evaluates the pipeline's output.
+pub const TOOLS: [Tool; 10] = [
     Tool {
         name: "sh-tokenize",
         command: sh_tokenize::Args::command,
@@ -31,6 +32,7 @@ pub const TOOLS: [Tool; 9] = [
     Tool { name: "sh-weight", command: sh_weight::Args::command, examples: sh_weight::EXAMPLES },
     Tool { name: "sh-compute", command: sh_compute::Args::command, examples: sh_compute::EXAMPLES },
     Tool { name: "sh-pairs", command: sh_pairs::Args::command, examples: sh_pairs::EXAMPLES },
+    Tool { name: "sh-index", command: sh_index::Args::command, examples: sh_index::EXAMPLES },
     Tool { name: "sh-cluster", command: sh_cluster::Args::command, examples: sh_cluster::EXAMPLES },
     Tool { name: "sh-score", command: sh_score::Args::command, examples: sh_score::EXAMPLES },
 ];
@@ -50,7 +52,8 @@ pub fn man_file_name(tool: &Tool) -> String {
 pub fn render_man_page(tool: &Tool) -> Vec<u8> {
     let command = (tool.command)();
     let version = command.get_version().unwrap_or_default().to_string();
-    let man = clap_mangen::Man::new(command).manual(MANUAL).source(format!("sh-tools {version}"));
+    let man =
+        clap_mangen::Man::new(command.clone()).manual(MANUAL).source(format!("sh-tools {version}"));
     let mut page = Vec::new();
     let sections: [RenderSection; 5] = [
         clap_mangen::Man::render_title,
@@ -62,10 +65,55 @@ pub fn render_man_page(tool: &Tool) -> Vec<u8> {
     for render in sections {
         render(&man, &mut page).expect("writing to a Vec cannot fail");
     }
+    page.extend(subcommands_section(&command));
     page.extend(exit_status_section().render().as_bytes());
     page.extend(examples_section(tool).render().as_bytes());
     page.extend(see_also_section(tool).render().as_bytes());
     page
+}
+
+/// For a command with subcommands (sh-index), a SUBCOMMANDS section: each one's synopsis, what
+/// it does and its flags. clap_mangen's OPTIONS section holds the command's own flags only, and
+/// its subcommands section only names a page per subcommand, which the toolkit does not have.
+fn subcommands_section(command: &clap::Command) -> Vec<u8> {
+    let mut command = command.clone();
+    // Gives each subcommand its full name (`sh-index build`) and the global flags.
+    command.build();
+    let mut section = Vec::new();
+    if !command.has_subcommands() {
+        return section;
+    }
+    let mut heading = Roff::new();
+    heading.control("SH", ["SUBCOMMANDS"]);
+    section.extend(heading.render().as_bytes());
+    for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        let mut roff = Roff::new();
+        roff.control("SS", [sub.get_name()]);
+        section.extend(roff.render().as_bytes());
+        let man = clap_mangen::Man::new(sub.clone());
+        let mut synopsis = Vec::new();
+        man.render_synopsis_section(&mut synopsis).expect("writing to a Vec cannot fail");
+        section.extend(without_heading(&synopsis));
+        if let Some(about) = sub.get_long_about().or_else(|| sub.get_about()) {
+            let mut roff = Roff::new();
+            roff.control("PP", []).text([roman(about.to_string())]);
+            section.extend(roff.render().as_bytes());
+        }
+        let mut options = Vec::new();
+        man.render_options_section(&mut options).expect("writing to a Vec cannot fail");
+        section.extend(without_heading(&options));
+    }
+    section
+}
+
+/// A section rendered by clap_mangen without its `.SH` heading line, so that it can stand
+/// under a subcommand's `.SS`.
+fn without_heading(section: &[u8]) -> Vec<u8> {
+    let mut lines: Vec<&[u8]> = section.split_inclusive(|&b| b == b'\n').collect();
+    if let Some(heading) = lines.iter().position(|line| line.starts_with(b".SH ")) {
+        lines.remove(heading);
+    }
+    lines.concat()
 }
 
 fn exit_status_section() -> Roff {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use sh_tools::TOOLS;
 
-use crate::util::pipeline;
+use crate::util::{pipeline, run};
 
 fn read(relative: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
@@ -106,4 +106,39 @@ fn the_demo_gives_the_documented_distances_and_pair_count() {
         read("examples/demo/docs.jsonl"),
     );
     assert_eq!(pairs.success().lines().count(), said, "pairs at the defaults");
+}
+
+#[test]
+fn the_demo_s_index_step_gives_the_documented_answers() {
+    let fingerprints = pipeline(
+        &[
+            ("sh-tokenize", &["--json", "--id-field", "id"]),
+            ("sh-shingle", &[]),
+            ("sh-hash", &[]),
+            ("sh-compute", &[]),
+        ],
+        read("examples/demo/docs.jsonl"),
+    );
+    let lines: Vec<&str> = fingerprints.success().lines().collect();
+    let joined = |part: &[&str]| part.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let (indexed, queries) = (joined(&lines[..30]), joined(&lines[30..]));
+    // As run.sh does it: 20 records, then 10 more as a second segment.
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let index = index.to_str().unwrap();
+    run("sh-index", &["build", "-q", "-o", index], joined(&lines[..20])).success();
+    run("sh-index", &["add", "-q", index], joined(&lines[20..30])).success();
+    let answers = run("sh-index", &["query", index], queries.clone());
+    let corpus = dir.path().join("indexed.tsv");
+    std::fs::write(&corpus, indexed).unwrap();
+    let against = run("sh-pairs", &["--against", corpus.to_str().unwrap()], queries);
+    assert_eq!(answers.success(), against.success(), "sh-index query and sh-pairs --against");
+    let text = read("examples/demo/expected-groups.md");
+    let said: usize = text
+        .split("asks about the other 23: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("\"asks about the other 23: N answers\"");
+    assert_eq!(answers.success().lines().count(), said, "the index step's answers");
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole pipeline on the shipped demo corpus: fingerprints, near-duplicate pairs, clusters,
-# and the list of documents to drop to keep one per cluster.
+# and the list of documents to drop to keep one per cluster; then an index of part of the
+# corpus, queried with the rest.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # `cargo install` puts the commands here; an earlier PATH entry still wins.
@@ -27,3 +28,19 @@ sh-df < "$work/hashes" > "$work/df"
 sh-weight --df "$work/df" < "$work/hashes" | sh-compute --bits 256 | sh-pairs > "$work/pairs-df.tsv"
 echo "== with corpus statistics (sh-df, sh-weight) and 256-bit fingerprints (K = 40 in total): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
 sh-cluster < "$work/pairs-df.tsv"
+
+# A persistent index for queries as they come (sh-index, README.md "Online queries"): the
+# first 30 documents' fingerprints are indexed (20, then 10 more as a second segment), and the
+# other 23 are asked against it. The answers are the lines of sh-pairs --against the same 30,
+# which reads the index as well as the file.
+head -n 20 "$work/fingerprints.tsv" | sh-index build -q -o "$work/index"
+sed -n 21,30p "$work/fingerprints.tsv" | sh-index add -q "$work/index"
+tail -n +31 "$work/fingerprints.tsv" > "$work/queries.tsv"
+sh-index query "$work/index" < "$work/queries.tsv" > "$work/answers.tsv"
+head -n 30 "$work/fingerprints.tsv" > "$work/indexed.tsv"
+for corpus in "$work/indexed.tsv" "$work/index"; do
+  sh-pairs --against "$corpus" < "$work/queries.tsv" | cmp -s - "$work/answers.tsv" \
+    || { echo "sh-index query and sh-pairs --against $corpus differ" >&2; exit 1; }
+done
+echo "== sh-index: 30 documents indexed, the other 23 queried: $(wc -l < "$work/answers.tsv") answers (QUERY, INDEXED, DISTANCE), the lines of sh-pairs --against:"
+cat "$work/answers.tsv"

@@ -21,6 +21,7 @@ pub fn binary(name: &str) -> PathBuf {
         "sh-score" => env!("CARGO_BIN_EXE_sh-score"),
         "sh-df" => env!("CARGO_BIN_EXE_sh-df"),
         "sh-weight" => env!("CARGO_BIN_EXE_sh-weight"),
+        "sh-index" => env!("CARGO_BIN_EXE_sh-index"),
         other => panic!("no such command: {other}"),
     })
 }
