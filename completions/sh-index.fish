@@ -47,7 +47,7 @@ complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s k -l k -d 'R
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s o -l output -d 'Write to FILE, which is replaced only when the command succeeds (\'-\' is standard output)' -r -F
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s j -l threads -d 'Answer with N threads when many queries are waiting [default: all cores]' -r
-complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l end-marker -d 'After the answers to each input record, write a line with a single \'.\', so that a program reading through a pipe knows the answer is complete'
+complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l end-marker -d 'After the answers to each input line (one without a fingerprint too), write a line with a single \'.\', so that a program reading through a pipe knows the answer is complete'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l stats -d 'At the end, print on standard error how many queries were answered, how fast, and the median, 99th percentile and largest time of an answer'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s q -l quiet -d 'No progress line on standard error'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s h -l help -d 'Print help'
