@@ -40,7 +40,11 @@ pub fn read_batch(
     while let Some((line, record)) = input.next_numbered()? {
         progress.tick();
         let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? else {
-            skipped = true;
+            if !skipped {
+                // Until now record r was line r + 1; from now on each line is kept.
+                skipped = true;
+                line_numbers = (1..=fingerprints.len() as u64).map(|l| lines + l).collect();
+            }
             continue;
         };
         ids.check(line, id.is_some(), record)?;
@@ -72,7 +76,9 @@ pub fn read_batch(
             return Err(Error::input(line, "more than 2^32-1 records in one input", record));
         }
         fingerprints.push(fingerprint.words()[0]);
-        line_numbers.push(lines + line);
+        if skipped {
+            line_numbers.push(lines + line);
+        }
         if let Some(id) = id {
             id_bytes.extend_from_slice(id);
             id_ends.push(id_bytes.len() as u64);
