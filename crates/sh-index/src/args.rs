@@ -15,8 +15,8 @@ input added so far counted one after another, as if they were one file); records
 empty fingerprint are skipped, as by sh-pairs.
 
 `build -o INDEX` writes a new index of the input's records into the directory INDEX (made if \
-missing; an index there is replaced, any other non-empty directory is an error), for queries \
-up to -k bits. `add INDEX` adds the input's records as a new segment, leaving the others as \
+missing; an index there is replaced, even a damaged one or one of another format version; a \
+directory holding other files is an error), for queries up to -k bits. `add INDEX` adds the input's records as a new segment, leaving the others as \
 they are. `compact INDEX` rewrites every segment as one. `query INDEX` writes \
 `QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE` for every indexed record within K bits of each input \
 record: the same lines, in the same order, as `sh-pairs --against` the indexed records as one \
@@ -30,15 +30,15 @@ bits on some key t whenever the radii r_t satisfy sum(r_t + 1) >= K + 1 (pigeonh
 query looks up, in table t, every key within r_t bits of its own, and checks the distance of \
 what it finds. Table t holds the distinct fingerprints sorted with key t on top; a directory \
 of their top bits finds a key's bucket in one step, and each entry keeps only the bits below \
-the directory's (6 bytes from about a million records on, 7 or 8 below); the first table holds every \
-record, in fingerprint order, with the record's number. m is chosen when a segment is \
+the directory's (5 to 8 bytes: the directory grows with the table); the first table holds \
+every record, in fingerprint order, with the record's number. m is chosen when a segment is \
 written, for its size and -k: the least expected query cost among layouts within 24 bytes a \
 record, unless one beyond that makes queries over 4 times cheaper (K = 3: four tables at 1M \
-records, 29 bytes a record; three from 10M on, 22-23 bytes).
+records, 29 bytes a record; three from about 1.3M records on, 22-23 bytes).
 
 Files: INDEX/MANIFEST lists the segments; INDEX/seg-NNNNNNNN are the segments, mapped into \
 memory, never read whole: opening an index reads its headers, and a query touches only the \
-pages it needs. Every 4 KiB block has a CRC-32, checked the first time it is used; a damaged, \
+pages it needs. Every 1 KiB block has a CRC-32, checked the first time it is used; a damaged, \
 cut or foreign file is an error, never a wrong answer. Writes go to temporary files renamed \
 into place, the manifest last, so an interrupted build, add or compact leaves the index as it \
 was (the next writer removes what it left). One writer at a time: a writer holds a lock on \

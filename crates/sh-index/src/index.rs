@@ -138,26 +138,19 @@ impl Index {
                 segment.fingerprints().map_err(|e| self.failed(in_file(segment.path(), e)))?;
             fingerprints.extend(part);
         }
-        let n = fingerprints.len() as u64;
+        let failed = |segment: &Segment, e| self.failed(in_file(segment.path(), e));
         let names = match self.manifest.names {
             IndexNames::Ids => {
-                let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(n as usize));
-                for r in 0..n {
-                    let Name::Id(id) = self.name(r)? else {
-                        return Err(self.failed(corrupt("a record without an id")));
-                    };
-                    bytes.extend_from_slice(id);
-                    ends.push(bytes.len() as u64);
+                let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(fingerprints.len()));
+                for segment in &self.segments {
+                    segment.all_ids(&mut bytes, &mut ends).map_err(|e| failed(segment, e))?;
                 }
                 Names::Ids { bytes, ends }
             }
             IndexNames::Lines | IndexNames::Unknown => {
-                let mut lines = Vec::with_capacity(n as usize);
-                for r in 0..n {
-                    let Name::Line(line) = self.name(r)? else {
-                        return Err(self.failed(corrupt("a record without a line number")));
-                    };
-                    lines.push(line);
+                let mut lines = Vec::with_capacity(fingerprints.len());
+                for segment in &self.segments {
+                    segment.all_lines(&mut lines).map_err(|e| failed(segment, e))?;
                 }
                 if lines.iter().enumerate().all(|(r, &l)| l == r as u64 + 1) {
                     Names::ImplicitLines
@@ -216,13 +209,17 @@ pub fn lock(dir: &Path) -> Result<fs::File> {
         }
         Err(fs::TryLockError::Error(e)) => return Err(failed(e)),
     }
-    let listed: Vec<String> = match read_manifest(dir).ok().map(|b| Manifest::decode(&b)) {
-        Some(Ok(manifest)) => manifest.segments.iter().map(SegmentEntry::file_name).collect(),
-        _ => Vec::new(),
+    // Segments are strays only when a readable manifest does not list them; with no manifest
+    // or a damaged one, only temporary files are.
+    let listed: Option<Vec<String>> = match read_manifest(dir).map(|b| Manifest::decode(&b)) {
+        Ok(Ok(manifest)) => Some(manifest.segments.iter().map(SegmentEntry::file_name).collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Some(Vec::new()),
+        _ => None,
     };
     for entry in fs::read_dir(dir).map_err(failed)?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let stray = is_temporary(&name) || (is_segment_name(&name) && !listed.contains(&name));
+        let unlisted = listed.as_ref().is_some_and(|listed| !listed.contains(&name));
+        let stray = is_temporary(&name) || (is_segment_name(&name) && unlisted);
         if stray {
             let _ = fs::remove_file(entry.path());
         }
@@ -236,8 +233,21 @@ fn is_temporary(name: &str) -> bool {
         && (name.starts_with(".seg-") || name.starts_with(&format!(".{MANIFEST}.")))
 }
 
+/// `seg-` and at least eight digits.
 fn is_segment_name(name: &str) -> bool {
-    name.strip_prefix("seg-").is_some_and(|n| n.len() == 8 && n.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix("seg-").is_some_and(|n| n.len() >= 8 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The number of every segment-named file in `dir`.
+fn segment_files(dir: &Path) -> io::Result<Vec<u64>> {
+    let mut numbers = Vec::new();
+    for entry in fs::read_dir(dir)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_segment_name(&name) {
+            numbers.extend(name[4..].parse::<u64>().ok());
+        }
+    }
+    Ok(numbers)
 }
 
 /// Checks that `dir` is an index, or holds nothing but what a killed writer of one leaves
@@ -261,17 +271,23 @@ pub fn check_ours(dir: &Path) -> Result<()> {
 }
 
 /// Writes a new index in `dir` holding `batch` (the writer's lock held, [`check_ours`]
-/// passed): an index there is replaced.
+/// passed): an index there is replaced, even one that cannot be read (damaged, or of another
+/// format version). Its files are removed only once the new manifest is in place.
 pub fn create(dir: &Path, k: u32, batch: Batch, names: IndexNames, lines: u64) -> Result<()> {
-    let old = if is_index(dir) { Some(Index::open(dir)?.manifest) } else { None };
+    let failed = |e: io::Error| Error::io(format!("cannot create index '{}'", dir.display()), e);
+    let old = segment_files(dir).map_err(failed)?;
     let mut manifest = Manifest::new(k);
-    manifest.next_segment = old.as_ref().map_or(1, |m| m.next_segment);
+    // A number no file has: a segment of the old index is never overwritten.
+    let readable = read_manifest(dir).ok().and_then(|b| Manifest::decode(&b).ok());
+    let after = old.iter().max().map_or(0, |&n| n.saturating_add(1));
+    manifest.next_segment = after.max(readable.map_or(1, |m| m.next_segment)).max(1);
     manifest.names = names;
     manifest.lines = lines;
     append_segment(dir, &mut manifest, batch)?;
     write_manifest(dir, &manifest)?;
-    if let Some(old) = old {
-        remove_segments(dir, &old.segments);
+    let kept: Vec<u64> = manifest.segments.iter().map(|s| s.number).collect();
+    for number in old.into_iter().filter(|n| !kept.contains(n)) {
+        let _ = fs::remove_file(dir.join(segment_file_name(number)));
     }
     Ok(())
 }

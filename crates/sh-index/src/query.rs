@@ -123,11 +123,13 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
         for worker in &workers {
             out.write_all(&worker.out).map_err(Error::writing)?;
         }
+        let written = started.map(|t| t.elapsed());
         if !at_end && reader.needs_read() {
             out.flush().map_err(Error::writing)?;
         }
-        if let Some(started) = started.filter(|_| chunk.len() > 0) {
+        if let (Some(started), Some(written)) = (started.filter(|_| chunk.len() > 0), written) {
             stats.answers.push(started.elapsed());
+            stats.unflushed.push(written);
             stats.queries += chunk.blank.iter().filter(|&&blank| !blank).count();
         }
         if at_end {
@@ -206,30 +208,34 @@ fn answer_part(
 #[derive(Debug, Default)]
 struct Stats {
     answers: Vec<Duration>,
+    /// The same, up to the flush (a flush to a pipe may wake the reader before it returns).
+    unflushed: Vec<Duration>,
     queries: usize,
+}
+
+/// The median, 99th percentile and largest of `times`, in µs.
+fn spread(times: &mut [Duration]) -> (f64, f64, f64) {
+    times.sort_unstable();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e6;
+    (at(0.5), at(0.99), at(1.0))
 }
 
 impl Stats {
     fn line(&mut self, total: Duration) -> String {
-        let answers = &mut self.answers;
-        if answers.is_empty() {
+        if self.answers.is_empty() {
             return "sh-index: 0 queries".to_string();
         }
-        answers.sort_unstable();
-        let at =
-            |q: f64| answers[((answers.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e6;
+        let (median, p99, largest) = spread(&mut self.answers);
+        let (median_unflushed, p99_unflushed, _) = spread(&mut self.unflushed);
         let seconds = total.as_secs_f64();
         format!(
             "sh-index: {} queries in {} answers (each answers the lines waiting when it began; \
              one line each when they come one at a time); time of an answer, from reading its \
-             first line to writing it: median {:.1} µs, p99 {:.1} µs, largest {:.1} µs; {:.3} s \
-             in all, {:.0} queries/s",
+             first line to writing and flushing it: median {median:.1} µs, p99 {p99:.1} µs, \
+             largest {largest:.1} µs (before the flush: median {median_unflushed:.1} µs, p99 \
+             {p99_unflushed:.1} µs); {seconds:.3} s in all, {:.0} queries/s",
             self.queries,
-            answers.len(),
-            at(0.5),
-            at(0.99),
-            at(1.0),
-            seconds,
+            self.answers.len(),
             self.queries as f64 / seconds.max(1e-9)
         )
     }

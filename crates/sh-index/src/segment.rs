@@ -1,5 +1,5 @@
 //! Reading a segment file through a memory map: opening reads the preamble, trailer and
-//! header only; every block of data is checked against its CRC-32 the first time a query
+//! header only; every 1 KiB block of data is checked against its CRC-32 the first time a query
 //! touches it, so a flipped byte is an error, never a wrong answer.
 
 use std::fs::File;
@@ -63,6 +63,9 @@ impl Segment {
         // checked here.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file)? };
+        // Queries read a few scattered entries: reading ahead around them would only fill
+        // the page cache with what they do not need (an advice; its failure changes nothing).
+        let _ = map.advise(memmap2::Advice::Random);
         let len = map.len() as u64;
         if len < 8 || &map[..8] != SEGMENT_MAGIC {
             return Err(corrupt("not a sh-index segment (no SHIDXSEG at its start)"));
@@ -132,8 +135,8 @@ impl Segment {
         let page = block / SUMS_PER_PAGE;
         let sums_at = h.data_end as usize;
         if !is_set(&self.pages_checked, page) {
-            let from = sums_at + (page * BLOCK) as usize;
-            let to = (sums_at + h.sums_len() as usize).min(from + BLOCK as usize);
+            let from = sums_at + (page * 4 * SUMS_PER_PAGE) as usize;
+            let to = (sums_at + h.sums_len() as usize).min(from + 4 * SUMS_PER_PAGE as usize);
             if crc32fast::hash(&self.map[from..to]) != h.page_sums[page as usize] {
                 return Err(corrupt(format!("checksum page {page} fails its checksum")));
             }
@@ -358,6 +361,8 @@ impl Segment {
 
     /// Every record of the segment: fingerprints in record order.
     pub fn fingerprints(&self) -> io::Result<Vec<u64>> {
+        // Read from end to end: reading ahead helps now (an advice; its failure changes nothing).
+        let _ = self.map.advise(memmap2::Advice::Sequential);
         let h = &self.header;
         let table = &h.tables[0];
         let mut fingerprints = vec![0u64; h.records as usize];
@@ -388,6 +393,49 @@ impl Segment {
             return Err(corrupt("a record is missing from table 0"));
         }
         Ok(fingerprints)
+    }
+
+    /// Appends the line numbers of every record to `lines` (an index without ids).
+    pub fn all_lines(&self, lines: &mut Vec<u64>) -> io::Result<()> {
+        let h = &self.header;
+        match h.names {
+            NameKind::ImplicitLines => lines.extend((1..=h.records).map(|r| h.line_base + r)),
+            NameKind::Lines => {
+                let bytes = self.bytes(h.names_at, h.names_len)?;
+                lines.extend(
+                    bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8"))),
+                );
+            }
+            NameKind::Ids => {
+                return Err(corrupt("records with ids where line numbers were expected"))
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the ids of every record to `bytes`, and where each ends (counted from the start
+    /// of `bytes`) to `ends` (an index with ids).
+    pub fn all_ids(&self, bytes: &mut Vec<u8>, ends: &mut Vec<u64>) -> io::Result<()> {
+        let h = &self.header;
+        if h.names != NameKind::Ids {
+            return Err(corrupt("records without ids where ids were expected"));
+        }
+        let offsets = self.bytes(h.names_at, 8 * (h.records + 1))?;
+        let base = h.names_at + 8 * (h.records + 1);
+        let ids = self.bytes(base, h.names_at + h.names_len - base)?;
+        let at = |r: usize| u64::from_le_bytes(offsets[8 * r..8 * r + 8].try_into().expect("8"));
+        let before = bytes.len() as u64;
+        let mut start = at(0);
+        for r in 1..=h.records as usize {
+            let end = at(r);
+            if start > end || end > ids.len() as u64 {
+                return Err(corrupt("an id lies outside the names"));
+            }
+            bytes.extend_from_slice(&ids[start as usize..end as usize]);
+            ends.push(before + end - at(0));
+            start = end;
+        }
+        Ok(())
     }
 
     /// The name of record `r` of the segment (0-based): its line number or its id.
