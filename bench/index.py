@@ -12,10 +12,12 @@ For each N (1M and 10M; 100M with --index-100m):
    the index against sh-pairs' read + group time (what sorting the corpus costs it);
 2. size: `sh-index stats` (bytes per record in all, and without the names, i.e. the ids);
 3. open: the wall time of `sh-index query` answering one query, against `sh-index --version`
-   (process start alone), alternating, each spawned directly from Python;
+   (process start alone), alternating, each spawned directly from Python; and cold, the
+   index's files dropped from the page cache first (posix_fadvise, those files alone);
 4. single queries: a driver keeps one `sh-index query --end-marker --stats` running, writes one
    query, reads up to the "." line, then writes the next; the round trip it sees, and the
-   median and p99 that --stats prints (search, write and flush, in the process);
+   median and p99 that --stats prints (search, write and flush, in the process); beside them
+   what --stats prints for the same queries read from a file (no flush per query);
 5. batch: `sh-index query -k 3 < queries > /dev/null`, queries per second, peak RSS; and
    `sh-pairs --against corpus` on the same queries once, for scale (it reads and sorts the
    corpus each time);
@@ -25,8 +27,9 @@ For each N (1M and 10M; 100M with --index-100m):
    streaming run, after the build, after add and after compact, must be those of `sh-pairs
    --against` the same records (the script stops with an error where they are not);
 8. the peer, hammingbird's streaming Index in Python (at every N but 100M): build
-   (add_batch), batch (query_batch), single query() latency, the index's memory; its answers to
-   the sampled queries checked against sh-pairs as well.
+   (add_batch), batch (query_batch), single query() latency, the index's memory, and its batch
+   join without an index (find_pairs_cross) beside sh-pairs --against; its answers to the
+   sampled queries checked against sh-pairs as well (bench/peers.py hammingbird-index).
 
 The page cache is warm throughout (the index was just built), as a running service's is.
 """
@@ -34,6 +37,7 @@ The page cache is warm throughout (the index was just built), as a running servi
 import array
 import io
 import json
+import os
 import random
 import re
 import shutil
@@ -48,9 +52,9 @@ K = 3
 # run (and the sample whose answers are checked), records of `add`, runs of the open timing.
 SIZES = {
     "tiny": dict(records=[20_000, 50_000], huge=None, queries=20_000, single=1_000, add=5_000,
-                 open_runs=5),
+                 open_runs=5, cold_runs=2),
     "full": dict(records=[1_000_000, 10_000_000], huge=100_000_000, queries=1_000_000,
-                 single=10_000, add=1_000_000, open_runs=20),
+                 single=10_000, add=1_000_000, open_runs=20, cold_runs=5),
 }
 # Seconds without an answer before the streaming driver gives up on sh-index.
 STREAM_TIMEOUT = 120
@@ -110,9 +114,10 @@ def measure_size(bench, n, size, count, peer_python):
     r["stats"] = index_stats(sh_index, index)
 
     # 7. Correctness of the batch answers to the sample (the reference is kept for the others).
-    expected = subprocess.run(
-        [str(bench.bin_dir / "sh-pairs"), "-q", "-k", str(K), "--against", str(corpus)],
-        stdin=open(sample, "rb"), capture_output=True, check=True, env=bench.env).stdout
+    with open(sample, "rb") as stdin:
+        expected = subprocess.run(
+            [str(bench.bin_dir / "sh-pairs"), "-q", "-k", str(K), "--against", str(corpus)],
+            stdin=stdin, capture_output=True, check=True, env=bench.env).stdout
     check_equal("sh-index query (batch) after build", expected,
                 run_query(sh_index, index, sample), sample, corpus)
     r["expected_lines"] = expected.count(b"\n")
@@ -129,10 +134,12 @@ def measure_size(bench, n, size, count, peer_python):
         version_times.append(wall(version, None))
     r["open"], r["version"] = open_times, version_times
 
-    # 4. Single queries through a pipe.
+    # 4. Single queries through a pipe, and (for what the pipe costs) the same queries read
+    # from a file by a fresh process, which flushes only when its buffer fills.
     streams = []
     for i in range(runs):
         stream = stream_queries(sh_index, index, sample)
+        stream["file"] = file_latency(sh_index, index, sample)
         if i == 0:
             check_equal("sh-index query --end-marker (one query at a time) after build", expected,
                         stream.pop("answers"), sample, corpus)
@@ -178,13 +185,23 @@ def measure_size(bench, n, size, count, peer_python):
                                   "hammingbird-index", str(corpus), str(queries), str(K),
                                   str(size["single"])], capture_output=True, text=True)
             if out.returncode != 0:
-                raise RuntimeError(f"the peer (hammingbird) failed at {count(n)}:\n{out.stderr}")
+                raise RuntimeError(f"the peer (hammingbird) failed at {count(n)} with "
+                                   f"{peer_python} (bench/run makes a venv with hammingbird and "
+                                   f"NumPy; pass it with --hammingbird-python):\n{out.stderr}")
             result = json.loads(out.stdout)
             got = b"".join(f"{q}\td{c}\t{d}\n".encode() for q, c, d in sorted(result.pop("sample")))
             if i == 0:
                 check_equal("hammingbird Index.query", expected, got, sample, corpus, peer=True)
             peer_runs.append(result)
         r["peer"] = peer_runs
+
+    # 3, cold, last (what follows would find the index evicted): the index's files dropped from
+    # the page cache before each run (theirs alone, with posix_fadvise).
+    cold = []
+    for _ in range(size["cold_runs"]):
+        evict(index)
+        cold.append(wall(query_one, one))
+    r["open_cold"] = cold
     return r
 
 
@@ -273,6 +290,36 @@ def run_query(sh_index, index, queries):
                               capture_output=True, check=True).stdout
 
 
+def evict(index):
+    """Drops the index's files from the page cache (clean pages only, these files only)."""
+    for path in Path(index).iterdir():
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def file_latency(sh_index, index, queries):
+    """What `sh-index query --stats` prints for the queries read from a file, output to
+    /dev/null: median, p99, largest (µs)."""
+    with open(queries, "rb") as stdin:
+        out = subprocess.run([sh_index, "query", "-q", str(index), "-k", str(K), "--stats"],
+                             stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             check=True, text=True)
+    return parse_latency(out.stderr)
+
+
+def parse_latency(stderr):
+    match = re.search(r"(\d+) queries, median ([\d.]+) µs, p99 ([\d.]+) µs, largest ([\d.]+) µs",
+                      stderr)
+    if not match:
+        raise RuntimeError(f"sh-index query --stats printed no latency line; standard error:\n"
+                           f"{stderr}")
+    return dict(queries=int(match.group(1)), median=float(match.group(2)),
+                p99=float(match.group(3)), largest=float(match.group(4)))
+
+
 def stream_queries(sh_index, index, queries):
     """One sh-index query process; each line of `queries` written alone, its answers read up to
     the "." line before the next is written. Returns the round trips (ns), what --stats
@@ -321,18 +368,17 @@ def stream_queries(sh_index, index, queries):
                 proc.wait()
         err.seek(0)
         stderr = err.read().decode(errors="replace")
-    match = re.search(r"(\d+) queries, median ([\d.]+) µs, p99 ([\d.]+) µs, largest ([\d.]+) µs",
-                      stderr)
-    if not match:
-        raise RuntimeError(f"sh-index query --stats printed no latency line; standard error:\n"
-                           f"{stderr}")
-    if int(match.group(1)) != len(lines):
-        raise RuntimeError(f"sh-index query --stats counted {match.group(1)} queries, "
+    stats = parse_latency(stderr)
+    if stats["queries"] != len(lines):
+        raise RuntimeError(f"sh-index query --stats counted {stats['queries']} queries, "
                            f"the driver wrote {len(lines)}")
+    tenth = max(1, len(times) // 10)
+    first, last = sorted(times[:tenth]), sorted(times[-tenth:])
     times.sort()
     at = lambda q: times[round((len(times) - 1) * q)] / 1000  # noqa: E731
-    return dict(trip_median=at(0.5), trip_p99=at(0.99), median=float(match.group(2)),
-                p99=float(match.group(3)), largest=float(match.group(4)), answers=b"".join(answers))
+    return dict(trip_median=at(0.5), trip_p99=at(0.99), trip_first=first[len(first) // 2] / 1000,
+                trip_last=last[len(last) // 2] / 1000, median=stats["median"], p99=stats["p99"],
+                largest=stats["largest"], answers=b"".join(answers))
 
 
 def check_equal(what, expected, got, queries, corpus, peer=False):
@@ -394,7 +440,7 @@ def print_results(results, count, measure):
     print(f"Random 64-bit fingerprints with ids, 10% of them near copies (1–3 bits) of another; "
           f"{count(size['queries'])} queries without ids, half near copies of corpus records and "
           f"half random; K={K} throughout. Medians of {results['runs']} runs (min–max; 100M: one "
-          f"run); the page cache is warm.\n")
+          f"run); the page cache is warm but where the index is said to be cold.\n")
 
     def section(title):
         print(f"\n### {title}\n")
@@ -416,26 +462,41 @@ def print_results(results, count, measure):
               f"{float(c['bytes per record without names']):.2f} | {layout} |")
 
     section("Open: one query, whole process")
+    print("Each process spawned from Python, its wall time; cold: the index's files dropped from "
+          "the page cache before each run (posix_fadvise DONTNEED).\n")
     print("| records | `sh-index query` of one query | `sh-index --version` | difference (open, one "
-          f"query, close; target < {TARGET_OPEN_MS} ms and flat) |")
-    print("|---|---|---|---|")
+          f"query, close; target < {TARGET_OPEN_MS} ms and flat) | cold: one query | cold "
+          "difference |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
-        diff = statistics.median(r["open"]) - statistics.median(r["version"])
+        version = statistics.median(r["version"])
+        diff = statistics.median(r["open"]) - version
+        cold = statistics.median(r["open_cold"]) - version
         print(f"| {count(r['n'])} | {spread(r['open'], 'ms', 1000, 1)} | "
-              f"{spread(r['version'], 'ms', 1000, 1)} | {diff * 1000:.1f} ms |")
+              f"{spread(r['version'], 'ms', 1000, 1)} | {diff * 1000:.1f} ms | "
+              f"{spread(r['open_cold'], 'ms', 1000, 1)} | {cold * 1000:.1f} ms |")
 
     section("Single queries, one at a time through a pipe")
     print(f"A Python driver writes one query, reads the answers up to the `.` line of "
           f"--end-marker, then writes the next; {count(size['single'])} queries per run. "
-          f"In the process: what `--stats` prints (search, write and flush).\n")
+          "In the process: what `--stats` prints (parse, search, write and flush; the flush wakes "
+          "the driver, whose turn can fall inside it when both share a core). From a file: the "
+          "same queries read from a file by a fresh process, output to /dev/null (flushed only "
+          "when the buffer fills). The first and last tenth of the round trips show the warm-up "
+          "of a fresh process (each 4 KiB block's checksum is checked on first use).\n")
     print(f"| records | in process: median (target < {TARGET_MEDIAN_US} µs) | p99 (target < "
-          f"{TARGET_P99_US} µs) | largest | round trip seen by the driver: median | p99 |")
-    print("|---|---|---|---|---|---|")
+          f"{TARGET_P99_US} µs) | largest | from a file: median / p99 | round trip seen by the "
+          "driver: median | p99 | first / last tenth: median |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         st = r["stream"]
         f = lambda key: spread([x[key] for x in st], "µs", 1, 1)  # noqa: E731
+        g = lambda key: statistics.median(x[key] for x in st)  # noqa: E731
+        file_median = statistics.median(x["file"]["median"] for x in st)
+        file_p99 = statistics.median(x["file"]["p99"] for x in st)
         print(f"| {count(r['n'])} | {f('median')} | {f('p99')} | {f('largest')} | "
-              f"{f('trip_median')} | {f('trip_p99')} |")
+              f"{file_median:.1f} / {file_p99:.1f} µs | {f('trip_median')} | {f('trip_p99')} | "
+              f"{g('trip_first'):.1f} / {g('trip_last'):.1f} µs |")
 
     section("Batch queries")
     print(f"| records | `sh-index query < {count(size['queries'])} queries` | queries/s | peak RSS "
@@ -469,7 +530,8 @@ def print_results(results, count, measure):
         print("hammingbird's `Index(8, K)`: `add_batch` of the corpus as the build, `query_batch` of "
               "every query as the batch, `query()` of one row timed in Python (the call "
               "included) as the single query; its memory is the process's RSS grown by the "
-              "build. It keeps nothing on disk: a new process must read and add the corpus "
+              "build; `find_pairs_cross` is its batch join without an index, beside sh-pairs "
+              "--against. It keeps nothing on disk: a new process must read and add the corpus "
               "again (no open, no size on disk), and it has no ids (rows are numbered).\n")
         print("| records | what | sh-index | hammingbird | sh-index better by |")
         print("|---|---|---|---|---|")
@@ -486,14 +548,23 @@ def print_results(results, count, measure):
             print(f"| {n} | batch queries/s | {ours_qps:,.0f} (process, reading and writing text) | "
                   f"{peer_qps:,.0f} (query_batch alone; CPU ÷ wall {cpu:.1f}) | "
                   f"{ours_qps / peer_qps:.2f}× |")
-            ours_median = statistics.median(x["median"] for x in r["stream"])
-            print(f"| {n} | single query, median in process | {ours_median:.1f} µs (with write and "
-                  f"flush) | {med('single_median_us'):.1f} µs (p99 {med('single_p99_us'):.1f}) | "
-                  f"{med('single_median_us') / ours_median:.2f}× |")
+            print(f"| {n} | batch, no index: find_pairs_cross(corpus, queries, K) | "
+                  f"{r['queries'] / r['pairs_against'].median:,.0f} queries/s (sh-pairs --against, "
+                  f"process, one run, peak RSS {r['pairs_against'].rss()}) | {r['queries'] / med('cross_seconds'):,.0f} queries/s "
+                  f"(the call alone; CPU ÷ wall {med('cross_cpu_seconds') / med('cross_seconds'):.1f}), "
+                  f"process peak RSS {med('cross_peak_rss_kib') / 1024:.0f} MB | "
+                  f"{med('cross_seconds') / r['pairs_against'].median:.2f}× |")
+            stream_median = statistics.median(x["median"] for x in r["stream"])
+            file_median = statistics.median(x["file"]["median"] for x in r["stream"])
+            print(f"| {n} | single query, median in process | {file_median:.1f} µs (queries from a "
+                  f"file; {stream_median:.1f} µs through a pipe, with write and flush) | "
+                  f"{med('single_median_us'):.1f} µs (p99 {med('single_p99_us'):.1f}) | "
+                  f"{med('single_median_us') / file_median:.2f}× |")
             peer_rss = med("index_bytes") / 2**20
             print(f"| {n} | memory | {r['batch'].rss()} (batch process peak RSS, mapped index "
                   f"pages included); {r['stats']['du'] / 2**20:.0f} MB on disk | "
-                  f"{peer_rss:.0f} MB (index), {med('peak_rss_kib') / 1024:.0f} MB process peak | "
+                  f"{peer_rss:.0f} MB (index), {med('peak_rss_kib') / 1024:.0f} MB process peak "
+                  f"(before find_pairs_cross) | "
                   f"{peer_rss * 1024 / r['batch'].rss_kib:.2f}× |")
     checked = ", ".join(count(r["n"]) for r in rows)
     print(f"\nChecked at {checked}: the answers to the first {count(size['single'])} queries "

@@ -111,7 +111,8 @@ def hammingbird_index(corpus, queries, k, single):
     """hammingbird's streaming Index(d_bytes=8, k): add_batch of the corpus (timed: the
     build), query_batch of every query (timed, with the process's CPU time beside, which tells
     whether it ran on more than one thread), then query() of each of the first SINGLE queries
-    alone, each timed from Python (the call included). The fingerprints go in as 8 bytes each,
+    alone, each timed from Python (the call included); find_pairs_cross(corpus, queries, K), its
+    batch join without an index, is timed too (and must find as many pairs). The fingerprints go in as 8 bytes each,
     little-endian; the Hamming distance does not depend on the byte order as long as corpus
     and queries share it. The memory of the index is the process's RSS after the build minus
     before it (the corpus' array was made before). Also returns the answers to the first SINGLE
@@ -119,7 +120,7 @@ def hammingbird_index(corpus, queries, k, single):
     from importlib.metadata import version
 
     import numpy as np
-    from hammingbird import Index
+    from hammingbird import Index, find_pairs_cross
 
     k, single = int(k), int(single)
     corpus_array = read_fingerprints(corpus)
@@ -147,12 +148,24 @@ def hammingbird_index(corpus, queries, k, single):
         found = index.query(row)
         times.append(time.perf_counter_ns() - start)
         sample.extend([i + 1, j + 1, d] for j, d in found)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    # Its batch join without an index (sorts both sides), for sh-pairs --against; last, for
+    # the memory it takes.
+    start, cpu = time.perf_counter(), time.process_time()
+    cross = len(find_pairs_cross(rows, query_rows, k))
+    cross_seconds, cross_cpu = time.perf_counter() - start, time.process_time() - cpu
+    if cross != pairs:
+        raise SystemExit(f"hammingbird: find_pairs_cross found {cross} pairs, query_batch {pairs}")
+
     times.sort()
     at = lambda q: times[round((len(times) - 1) * q)] / 1000  # noqa: E731
     return {"version": version("hammingbird"), "records": len(rows), "queries": len(query_rows),
             "build_seconds": build, "index_bytes": index_bytes,
-            "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            "peak_rss_kib": peak,
+            "cross_peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
             "batch_seconds": batch, "batch_cpu_seconds": batch_cpu, "batch_pairs": pairs,
+            "cross_seconds": cross_seconds, "cross_cpu_seconds": cross_cpu,
             "single": len(times), "single_median_us": at(0.5), "single_p99_us": at(0.99),
             "single_mean_us": statistics.fmean(times) / 1000 if times else 0, "sample": sample}
 
