@@ -31,7 +31,8 @@ For each N (1M and 10M; 100M with --index-100m):
    join without an index (find_pairs_cross) beside sh-pairs --against; its answers to the
    sampled queries checked against sh-pairs as well (bench/peers.py hammingbird-index).
 
-The page cache is warm throughout (the index was just built), as a running service's is.
+The page cache is warm (the index was just built), as a running service's is, except for the
+cold open, measured last.
 """
 
 import array
