@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import corpus_stats
+import index
 import wide
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,10 +50,16 @@ def main():
     parser.add_argument("--skip-peer-10m", action="store_true",
                         help="do not run the peer on the large random set (minutes per run)")
     parser.add_argument("--rensa-python", default=sys.executable, help="a Python with rensa 0.5.0")
-    parser.add_argument("--only", choices=["corpus-stats", "wide"],
+    parser.add_argument("--hammingbird-python", default=sys.executable,
+                        help="a Python with hammingbird 0.5.0 (and NumPy)")
+    parser.add_argument("--index-100m", action="store_true",
+                        help="index section: also the 100M corpus (about 3 GB of text, 13 GB of "
+                             "disk at most, minutes per step)")
+    parser.add_argument("--only", choices=["corpus-stats", "wide", "index"],
                         help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended "
-                             "pipeline) or wide (wide fingerprints: the search and text to pairs "
-                             "against rensa)")
+                             "pipeline), wide (wide fingerprints: the search and text to pairs "
+                             "against rensa) or index (sh-index: size, open, single and batch "
+                             "queries, build, add, compact, against hammingbird)")
     args = parser.parse_args()
     size = SIZES[args.size]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -72,6 +79,10 @@ def main():
         wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
         wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
         wide.print_results(wide_rows, wide_text, count, Measure)
+        return
+    if args.only == "index":
+        results = index.run(bench, args.size, count, args.index_100m, args.hammingbird_python)
+        index.print_results(results, count, Measure)
         return
 
     small = random_fingerprints(args.work, size["small"], seed=1)
@@ -115,6 +126,7 @@ def main():
     stats = corpus_stats.run(bench, corpus, size)
     wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
     wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
+    index_results = index.run(bench, args.size, count, args.index_100m, args.hammingbird_python)
 
     # sh-cluster.
     pairs = cluster_pairs(args.work, size["cluster_pairs"])
@@ -128,6 +140,7 @@ def main():
     print_results(rows, default_rows, text_rows, cluster, size, huge)
     corpus_stats.print_results(stats, count, Measure)
     wide.print_results(wide_rows, wide_text, count, Measure)
+    index.print_results(index_results, count, Measure)
 
 
 class Measure:
