@@ -120,20 +120,28 @@ pub fn write_segment_laid_out(
     out.write_all(&VERSION.to_le_bytes()).map_err(failed)?;
     out.write_all(&0u32.to_le_bytes()).map_err(failed)?;
     out.start_blocks();
-    let mut rotated = Vec::new();
-    for (t, table) in header.tables.iter().enumerate() {
-        let values: &[u64] = if t == 0 {
-            rotated = order.iter().map(|&(f, _)| f).collect();
-            &rotated
-        } else {
-            rotated.clear();
-            rotated.extend(distinct.iter().map(|&f| table.spec.rotate(f)));
-            radix_sort(&mut rotated, |&v| v);
-            &rotated
-        };
-        write_table(&mut out, table.spec, values).map_err(failed)?;
+    // Tables 1.. are sorted on a second thread while table 0 is written.
+    let others = &header.tables[1..];
+    let sorted_others = std::thread::scope(|scope| {
+        let sorting = scope.spawn(|| {
+            others
+                .iter()
+                .map(|table| {
+                    let mut values: Vec<u64> =
+                        distinct.iter().map(|&f| table.spec.rotate(f)).collect();
+                    radix_sort(&mut values, |&v| v);
+                    values
+                })
+                .collect::<Vec<Vec<u64>>>()
+        });
+        let firsts: Vec<u64> = order.iter().map(|&(f, _)| f).collect();
+        let written = write_table(&mut out, header.tables[0].spec, &firsts).map_err(failed);
+        let sorted = sorting.join().expect("the sorting thread panicked");
+        written.map(|()| sorted)
+    })?;
+    for (table, values) in others.iter().zip(sorted_others) {
+        write_table(&mut out, table.spec, &values).map_err(failed)?;
     }
-    drop(rotated);
     let mut buffer = Vec::with_capacity(1 << 16);
     for chunk in order.chunks(1 << 14) {
         buffer.clear();
@@ -270,35 +278,39 @@ impl Write for BlockWriter {
     }
 }
 
-/// A stable least-significant-digit radix sort by a u64 key, a byte at a time, skipping the
-/// bytes on which every key agrees.
+/// A stable least-significant-digit radix sort by a u64 key, 11 bits at a time (six passes),
+/// skipping the digits on which every key agrees.
 pub fn radix_sort<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64 + Copy) {
+    const BITS: u32 = 11;
+    const DIGITS: usize = 64usize.div_ceil(BITS as usize);
+    const MASK: u64 = (1 << BITS) - 1;
     if items.len() < 64 {
         items.sort_by_key(key);
         return;
     }
-    let mut counts = [[0usize; 256]; 8];
+    let mut counts = vec![[0usize; 1 << BITS]; DIGITS];
     for item in items.iter() {
         let k = key(item);
-        for (byte, count) in counts.iter_mut().enumerate() {
-            count[(k >> (8 * byte)) as usize & 0xff] += 1;
+        for (digit, count) in counts.iter_mut().enumerate() {
+            count[((k >> (BITS as usize * digit)) & MASK) as usize] += 1;
         }
     }
     let mut scratch = vec![T::default(); items.len()];
-    for (byte, count) in counts.iter().enumerate() {
+    for (digit, count) in counts.iter().enumerate() {
         if count.contains(&items.len()) {
             continue;
         }
-        let mut starts = [0usize; 256];
+        let mut starts = vec![0usize; 1 << BITS];
         let mut sum = 0;
-        for (start, &c) in starts.iter_mut().zip(count) {
+        for (start, &c) in starts.iter_mut().zip(count.iter()) {
             *start = sum;
             sum += c;
         }
+        let shift = BITS as usize * digit;
         for item in items.iter() {
-            let digit = (key(item) >> (8 * byte)) as usize & 0xff;
-            scratch[starts[digit]] = *item;
-            starts[digit] += 1;
+            let d = ((key(item) >> shift) & MASK) as usize;
+            scratch[starts[d]] = *item;
+            starts[d] += 1;
         }
         std::mem::swap(items, &mut scratch);
     }
