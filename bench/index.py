@@ -16,8 +16,8 @@ For each N (1M and 10M; 100M with --index-100m):
    index's files dropped from the page cache first (posix_fadvise, those files alone);
 4. single queries: a driver keeps one `sh-index query --end-marker --stats` running, writes one
    query, reads up to the "." line, then writes the next; the round trip it sees, and the
-   median and p99 that --stats prints (search, write and flush, in the process); beside them
-   what --stats prints for the same queries read from a file (no flush per query);
+   median and p99 that --stats prints (search, write and flush, in the process), and the same
+   answers timed up to their flush;
 5. batch: `sh-index query -k 3 < queries > /dev/null`, queries per second, peak RSS; and
    `sh-pairs --against corpus` on the same queries once, for scale (it reads and sorts the
    corpus each time);
@@ -135,12 +135,12 @@ def measure_size(bench, n, size, count, peer_python):
         version_times.append(wall(version, None))
     r["open"], r["version"] = open_times, version_times
 
-    # 4. Single queries through a pipe, and (for what the pipe costs) the same queries read
-    # from a file by a fresh process, which flushes only when its buffer fills.
+    # 4. Single queries through a pipe; `--stats` also gives each answer's time before its
+    # flush (what the pipe's wake-up of the driver does not touch).
     streams = []
     for i in range(runs):
         stream = stream_queries(sh_index, index, sample)
-        stream["file"] = file_latency(sh_index, index, sample)
+        stream["file"] = stream.pop("unflushed")
         if i == 0:
             check_equal("sh-index query --end-marker (one query at a time) after build", expected,
                         stream.pop("answers"), sample, corpus)
@@ -301,24 +301,16 @@ def evict(index):
             os.close(fd)
 
 
-def file_latency(sh_index, index, queries):
-    """What `sh-index query --stats` prints for the queries read from a file, output to
-    /dev/null: median, p99, largest (µs)."""
-    with open(queries, "rb") as stdin:
-        out = subprocess.run([sh_index, "query", "-q", str(index), "-k", str(K), "--stats"],
-                             stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             check=True, text=True)
-    return parse_latency(out.stderr)
-
-
 def parse_latency(stderr):
-    match = re.search(r"(\d+) queries, median ([\d.]+) µs, p99 ([\d.]+) µs, largest ([\d.]+) µs",
-                      stderr)
+    match = re.search(r"(\d+) queries in \d+ answers .*?median ([\d.]+) µs, p99 ([\d.]+) µs, "
+                      r"largest ([\d.]+) µs \(before the flush: median ([\d.]+) µs, p99 "
+                      r"([\d.]+) µs\)", stderr, re.S)
     if not match:
         raise RuntimeError(f"sh-index query --stats printed no latency line; standard error:\n"
                            f"{stderr}")
     return dict(queries=int(match.group(1)), median=float(match.group(2)),
-                p99=float(match.group(3)), largest=float(match.group(4)))
+                p99=float(match.group(3)), largest=float(match.group(4)),
+                unflushed=dict(median=float(match.group(5)), p99=float(match.group(6))))
 
 
 def stream_queries(sh_index, index, queries):
@@ -379,7 +371,8 @@ def stream_queries(sh_index, index, queries):
     at = lambda q: times[round((len(times) - 1) * q)] / 1000  # noqa: E731
     return dict(trip_median=at(0.5), trip_p99=at(0.99), trip_first=first[len(first) // 2] / 1000,
                 trip_last=last[len(last) // 2] / 1000, median=stats["median"], p99=stats["p99"],
-                largest=stats["largest"], answers=b"".join(answers))
+                largest=stats["largest"], unflushed=stats["unflushed"],
+                answers=b"".join(answers))
 
 
 def check_equal(what, expected, got, queries, corpus, peer=False):
@@ -481,12 +474,12 @@ def print_results(results, count, measure):
     print(f"A Python driver writes one query, reads the answers up to the `.` line of "
           f"--end-marker, then writes the next; {count(size['single'])} queries per run. "
           "In the process: what `--stats` prints (parse, search, write and flush; the flush wakes "
-          "the driver, whose turn can fall inside it when both share a core). From a file: the "
-          "same queries read from a file by a fresh process, output to /dev/null (flushed only "
-          "when the buffer fills). The first and last tenth of the round trips show the warm-up "
-          "of a fresh process (each 4 KiB block's checksum is checked on first use).\n")
+          "the driver, whose turn can fall inside it when both share a core). Before the flush: "
+          "the same answers timed up to the flush, also by `--stats`. The first and last tenth "
+          "of the round trips show the warm-up of a fresh process (each 1 KiB block's checksum "
+          "is checked on first use).\n")
     print(f"| records | in process: median (target < {TARGET_MEDIAN_US} µs) | p99 (target < "
-          f"{TARGET_P99_US} µs) | largest | from a file: median / p99 | round trip seen by the "
+          f"{TARGET_P99_US} µs) | largest | before the flush: median / p99 | round trip seen by the "
           "driver: median | p99 | first / last tenth: median |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -557,8 +550,8 @@ def print_results(results, count, measure):
                   f"{med('cross_seconds') / r['pairs_against'].median:.2f}× |")
             stream_median = statistics.median(x["median"] for x in r["stream"])
             file_median = statistics.median(x["file"]["median"] for x in r["stream"])
-            print(f"| {n} | single query, median in process | {file_median:.1f} µs (queries from a "
-                  f"file; {stream_median:.1f} µs through a pipe, with write and flush) | "
+            print(f"| {n} | single query, median in process | {file_median:.1f} µs (before the "
+                  f"flush; {stream_median:.1f} µs with write and flush, through a pipe) | "
                   f"{med('single_median_us'):.1f} µs (p99 {med('single_p99_us'):.1f}) | "
                   f"{med('single_median_us') / file_median:.2f}× |")
             peer_rss = med("index_bytes") / 2**20
