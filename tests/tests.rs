@@ -10,6 +10,7 @@ mod docs;
 mod faults;
 mod hash;
 mod hostile;
+mod index;
 mod man_pages;
 mod pairs;
 mod pipeline;

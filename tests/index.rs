@@ -1,0 +1,242 @@
+//! sh-index through the built binaries: `sh-index query` answers as `sh-pairs --against` the
+//! corpus file and `sh-pairs --against` the index do, for an index built whole, added to in
+//! pieces and compacted, with ids and without, with skipped lines; a query kept running and fed
+//! one line at a time answers each at once; a K above the index's is refused. Damaged indexes
+//! and interrupted writers are in `faults/index.rs`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::util::{command, run};
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temporary path")
+}
+
+/// A deterministic generator (64-bit LCG), different for every seed.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 =
+            self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let x = self.0;
+        x ^ (x >> 29) ^ (x << 17)
+    }
+
+    /// Fingerprints around `bases` random ones: each a base with 0 to 4 bits flipped, or (one in
+    /// eight) random.
+    fn fingerprints(&mut self, bases: &[u64], n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                let r = self.next();
+                if r % 8 == 0 {
+                    return self.next();
+                }
+                let mut fp = bases[(r >> 3) as usize % bases.len()];
+                for i in 0..(r >> 20) % 5 {
+                    fp ^= 1 << ((r >> (26 + 6 * i)) % 64);
+                }
+                fp
+            })
+            .collect()
+    }
+}
+
+/// Records as `[ID<TAB>]FINGERPRINT` lines, `prefix-N` ids when given, a skipped line (blank,
+/// or an id without a fingerprint) before about one in six.
+fn records(random: &mut Random, fps: &[u64], ids: Option<&str>) -> String {
+    let mut text = String::new();
+    for (i, fp) in fps.iter().enumerate() {
+        match random.next() % 12 {
+            0 => text.push('\n'),
+            1 if ids.is_some() => text.push_str("skipped\t\n"),
+            _ => {}
+        }
+        match ids {
+            Some(prefix) => text.push_str(&format!("{prefix}-{i}\t{fp}\n")),
+            None if i % 2 == 0 => text.push_str(&format!("{fp:#x}\n")),
+            None => text.push_str(&format!("{fp}\n")),
+        }
+    }
+    text
+}
+
+/// Checks, at the index's K and below, `sh-index query INDEX` == `sh-pairs --against FILE` ==
+/// `sh-pairs --against INDEX`, and returns how many answer lines there were in all.
+fn check_against(index: &Path, corpus_file: &Path, queries: &str, k: u32, what: &str) -> usize {
+    let mut lines = 0;
+    for query_k in (0..=k).rev() {
+        let k_arg = query_k.to_string();
+        let mut query_args = vec!["query", path_str(index)];
+        if query_k < k {
+            query_args.extend(["-k", &k_arg]);
+        }
+        let answers = run("sh-index", &query_args, queries);
+        let file = run("sh-pairs", &["-k", &k_arg, "--against", path_str(corpus_file)], queries);
+        let from_index = run("sh-pairs", &["-k", &k_arg, "--against", path_str(index)], queries);
+        assert_eq!(answers.success(), file.success(), "{what}, K {query_k}: query and the file");
+        assert_eq!(
+            from_index.success(),
+            file.success(),
+            "{what}, K {query_k}: the index as corpus"
+        );
+        lines += answers.success().lines().count();
+    }
+    lines
+}
+
+#[test]
+fn query_equals_sh_pairs_against_the_file_and_the_index() {
+    for (seed, k, ids) in [(1, 3, false), (2, 3, true), (3, 0, false), (4, 6, true), (5, 1, false)]
+    {
+        let mut random = Random(seed);
+        let bases: Vec<u64> = (0..30).map(|_| random.next()).collect();
+        let (corpus_ids, query_ids) = if ids { (Some("c"), Some("q")) } else { (None, None) };
+        // Three pieces: the first indexed, the others added.
+        let pieces: Vec<String> = [150, 1, 90]
+            .iter()
+            .map(|&n| {
+                let fps = random.fingerprints(&bases, n);
+                records(&mut random, &fps, corpus_ids)
+            })
+            .collect();
+        let query_fps = random.fingerprints(&bases, 60);
+        let queries = records(&mut random, &query_fps, query_ids);
+
+        let dir = tempfile::tempdir().unwrap();
+        let corpus_file = dir.path().join("corpus.txt");
+        std::fs::write(&corpus_file, pieces.concat()).unwrap();
+        let k_arg = k.to_string();
+        let what = format!("seed {seed}, K {k}, ids {ids}");
+
+        // Built whole, from a file.
+        let whole = dir.path().join("whole.idx");
+        let build = ["build", "-q", "-o", path_str(&whole), "-k", &k_arg, "-i"];
+        run("sh-index", &[&build[..], &[path_str(&corpus_file)]].concat(), "").success();
+        let lines = check_against(&whole, &corpus_file, &queries, k, &format!("{what}, whole"));
+        assert!(lines > 10, "{what}: queries find something ({lines} lines)");
+
+        // Built from the first piece on standard input, the others added.
+        let index = dir.path().join("pieces.idx");
+        let build = ["build", "-q", "-o", path_str(&index), "-k", &k_arg];
+        run("sh-index", &build, pieces[0].as_str()).success();
+        for piece in &pieces[1..] {
+            run("sh-index", &["add", "-q", path_str(&index)], piece.as_str()).success();
+        }
+        let stats = run("sh-index", &["stats", path_str(&index)], "");
+        assert!(stats.success().contains("segments\t3\n"), "{}", stats.success());
+        check_against(&index, &corpus_file, &queries, k, &format!("{what}, in pieces"));
+
+        // Compacted.
+        run("sh-index", &["compact", "-q", path_str(&index)], "").success();
+        let stats = run("sh-index", &["stats", "--verify", path_str(&index)], "");
+        assert!(stats.success().contains("segments\t1\n"), "{}", stats.success());
+        check_against(&index, &corpus_file, &queries, k, &format!("{what}, compacted"));
+    }
+}
+
+#[test]
+fn query_from_a_file_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "1", "-o", path_str(&index)], "a\t5\nb\t7\n\nc\t4\n")
+        .success();
+    let (queries, answers) = (dir.path().join("q.txt"), dir.path().join("answers.txt"));
+    std::fs::write(&queries, "x\t5\ny\t6\n").unwrap();
+    let args = ["query", path_str(&index), "-i", path_str(&queries), "-o", path_str(&answers)];
+    assert_eq!(run("sh-index", &args, "").success(), "");
+    let expected = "x\ta\t0\nx\tb\t1\nx\tc\t1\ny\tb\t1\ny\tc\t1\n";
+    assert_eq!(std::fs::read_to_string(&answers).unwrap(), expected);
+}
+
+/// The lines a child writes, read on a thread, so that a wait can time out.
+fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// The lines up to the end marker; a minute without one fails the test (the query hangs).
+fn answer(lines: &mpsc::Receiver<String>, child: &mut Child) -> Vec<String> {
+    let mut answer = Vec::new();
+    loop {
+        match lines.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) if line == "." => return answer,
+            Ok(line) => answer.push(line),
+            Err(e) => {
+                let _ = child.kill();
+                panic!("no end marker after {answer:?}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_running_query_answers_each_line_as_it_comes() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "2", "-o", path_str(&index)], "a\t5\nb\t7\nc\t1000\n")
+        .success();
+    let mut child = command("sh-index", &["query", path_str(&index), "--end-marker"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = lines_of(&mut child);
+    // One line at a time, standard input left open: each answer comes before the next line.
+    stdin.write_all(b"q1\t5\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines, &mut child), ["q1\ta\t0", "q1\tb\t1"]);
+    stdin.write_all(b"q2\t1001\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines, &mut child), ["q2\tc\t1"]);
+    // A line without an answer, and one without a fingerprint, get their markers too.
+    stdin.write_all(b"q3\t0xffffffffffffffff\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines, &mut child), Vec::<String>::new());
+    stdin.write_all(b"q4\t\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines, &mut child), Vec::<String>::new());
+    // Two lines written at once are answered in order.
+    stdin.write_all(b"q5\t7\nq6\t4\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines, &mut child), ["q5\ta\t1", "q5\tb\t0"]);
+    assert_eq!(answer(&lines, &mut child), ["q6\ta\t1", "q6\tb\t2"]);
+    drop(stdin);
+    assert!(lines.recv_timeout(Duration::from_secs(60)).is_err(), "nothing after the last");
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[test]
+fn a_k_above_the_index_is_a_usage_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "3", "-o", path_str(&index)], "5\n").success();
+    let refused = run("sh-index", &["query", path_str(&index), "-k", "4"], "5\n");
+    refused.failure(2, "sh-index: error: -k 4 is above the index's K, 3");
+    assert_eq!(refused.stdout, b"");
+    let default_index = dir.path().join("default");
+    run("sh-index", &["build", "-q", "-o", path_str(&default_index)], "5\n").success();
+    run("sh-index", &["query", path_str(&default_index), "-k", "7"], "5\n")
+        .failure(2, "sh-index: error: -k 7 is above the index's K, 6");
+    assert_eq!(
+        run("sh-index", &["query", path_str(&default_index), "-k", "6"], "5\n").success(),
+        "1\t1\t0\n"
+    );
+}
