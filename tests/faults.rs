@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::util::{binary, run};
 
+mod index;
 mod memory;
 mod signals;
 
