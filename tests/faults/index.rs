@@ -295,6 +295,31 @@ fn foreign_files_are_refused() {
             }),
         ),
         (
+            "a segment of another index of the same size".into(),
+            SEGMENT,
+            FoundBy::All,
+            Box::new(|index: &Path| {
+                // The same count of records, K, ids and length: only the contents differ.
+                let other = index.with_extension("other");
+                let shifted: String = corpus()
+                    .lines()
+                    .map(|line| {
+                        let (id, fp) = line.split_once('\t').unwrap();
+                        format!("{id}\t{}\n", fp.parse::<u64>().unwrap().rotate_left(1))
+                    })
+                    .collect();
+                let build = ["build", "-q", "-k", "3", "-o", path_str(&other)];
+                crate::util::run("sh-index", &build, shifted).success();
+                let (theirs, ours) = (other.join(SEGMENT), index.join(SEGMENT));
+                assert_eq!(
+                    fs::metadata(&theirs).unwrap().len(),
+                    fs::metadata(&ours).unwrap().len()
+                );
+                fs::rename(theirs, ours).unwrap();
+                fs::remove_dir_all(other).unwrap();
+            }),
+        ),
+        (
             "the segment removed".into(),
             SEGMENT,
             FoundBy::All,

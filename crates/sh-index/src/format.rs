@@ -128,6 +128,15 @@ impl SegmentHeader {
         self.data_end + self.sums_len() + header_len + TRAILER
     }
 
+    /// The header's CRC-32, the last field of its encoding: the manifest keeps it, so that
+    /// another segment file in this one's place (of another index, of the same size) is found
+    /// out. It covers the page sums, so it stands for the whole file.
+    pub fn sum(&self) -> u32 {
+        let encoded = self.encode();
+        let (_, sum) = encoded.split_last_chunk::<4>().expect("a CRC-32 at the end");
+        u32::from_le_bytes(*sum)
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128 + 40 * self.tables.len());
         for value in [self.records, self.distinct] {
@@ -274,6 +283,8 @@ pub struct SegmentEntry {
     pub first: u64,
     pub line_base: u64,
     pub file_len: u64,
+    /// The CRC-32 of its header ([`SegmentHeader::sum`]).
+    pub header_sum: u32,
 }
 
 impl SegmentEntry {
@@ -338,6 +349,9 @@ impl Manifest {
             for value in [s.number, s.records, s.first, s.line_base, s.file_len] {
                 out.extend(value.to_le_bytes());
             }
+            for value in [s.header_sum, 0] {
+                out.extend(value.to_le_bytes());
+            }
         }
         let crc = crc32fast::hash(&out);
         out.extend(crc.to_le_bytes());
@@ -376,7 +390,9 @@ impl Manifest {
                 first: r.u64()?,
                 line_base: r.u64()?,
                 file_len: r.u64()?,
+                header_sum: r.u32()?,
             };
+            let _reserved = r.u32()?;
             if entry.first != first || entry.number >= next_segment {
                 return Err(corrupt("the segments' record numbers do not follow each other"));
             }
@@ -437,8 +453,22 @@ mod tests {
         manifest.lines = 9;
         manifest.next_segment = 3;
         manifest.segments = vec![
-            SegmentEntry { number: 1, records: 5, first: 0, line_base: 0, file_len: 100 },
-            SegmentEntry { number: 2, records: 2, first: 5, line_base: 6, file_len: 90 },
+            SegmentEntry {
+                number: 1,
+                records: 5,
+                first: 0,
+                line_base: 0,
+                file_len: 100,
+                header_sum: 7,
+            },
+            SegmentEntry {
+                number: 2,
+                records: 2,
+                first: 5,
+                line_base: 6,
+                file_len: 90,
+                header_sum: 8,
+            },
         ];
         let bytes = manifest.encode();
         assert_eq!(Manifest::decode(&bytes).unwrap(), manifest);

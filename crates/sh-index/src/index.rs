@@ -75,6 +75,7 @@ impl Index {
                 || h.k != manifest.k
                 || !names_agree
                 || segment.file_len() != entry.file_len
+                || h.sum() != entry.header_sum
             {
                 let e = corrupt("it does not match the manifest (replaced or cut short)");
                 return Err(in_file(name.as_ref(), e));
@@ -325,12 +326,15 @@ fn append_segment(dir: &Path, manifest: &mut Manifest, batch: Batch) -> Result<(
     let number = manifest.next_segment;
     let path = dir.join(segment_file_name(number));
     let file_len = write_segment(&path, &batch, manifest.k)?;
+    let written = Segment::open(&path)
+        .map_err(|e| Error::io(format!("cannot read '{}'", path.display()), e))?;
     manifest.segments.push(SegmentEntry {
         number,
         records,
         first: batch.first,
         line_base: batch.line_base,
         file_len,
+        header_sum: written.header.sum(),
     });
     manifest.next_segment += 1;
     manifest.records += records;

@@ -383,7 +383,7 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 /// Rewrites every segment of the index in `dir` with `m` tables (the manifest updated to the
-/// new files' lengths), the records and their names as they were.
+/// new files' lengths and header sums), the records and their names as they were.
 fn relayout(dir: &Path, m: usize) {
     let index = Index::open(dir).unwrap();
     let mut manifest = index.manifest.clone();
@@ -413,6 +413,7 @@ fn relayout(dir: &Path, m: usize) {
             line_base: h.line_base,
         };
         entry.file_len = write_segment_laid_out(segment.path(), &batch, h.k, Some(m)).unwrap();
+        entry.header_sum = Segment::open(segment.path()).unwrap().header.sum();
     }
     drop(index);
     fs::write(dir.join("MANIFEST"), manifest.encode()).unwrap();
