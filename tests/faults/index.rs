@@ -326,6 +326,17 @@ fn foreign_files_are_refused() {
             Box::new(|index: &Path| fs::remove_file(index.join(SEGMENT)).unwrap()),
         ),
     ];
+    damages.push((
+        "a manifest whose K (64) is not its segment's, its checksum right".into(),
+        "MANIFEST",
+        FoundBy::All,
+        Box::new(|index: &Path| {
+            let path = index.join("MANIFEST");
+            let mut manifest = sh_index::Manifest::decode(&fs::read(&path).unwrap()).unwrap();
+            manifest.k = 64;
+            fs::write(path, manifest.encode()).unwrap();
+        }),
+    ));
     for junk in ["", "MANIFEST\n", "SHIDXMAN", "SHIDXSEG\x01\0\0\0\0\0\0\0"] {
         let damage: Damage =
             Box::new(move |index: &Path| fs::write(index.join("MANIFEST"), junk).unwrap());

@@ -245,6 +245,12 @@ impl SegmentHeader {
         if (self.records == 0) != (self.distinct == 0) {
             return bad("impossible record counts");
         }
+        // Record numbers (first + r) and line numbers (line_base + r + 1) stay below 2^64.
+        if self.first.checked_add(self.records).is_none()
+            || self.line_base.checked_add(self.records).is_none()
+        {
+            return bad("record or line numbers past 2^64");
+        }
         let inside = |at: u64, len: u64| {
             at >= PREAMBLE && at.checked_add(len).is_some_and(|end| end <= self.data_end)
         };
@@ -375,6 +381,10 @@ impl Manifest {
         let mut r = Reader { bytes: body, at: 12 };
         let (k, names, count) = (r.u32()?, r.u32()?, r.u32()?);
         let (records, lines, next_segment) = (r.u64()?, r.u64()?, r.u64()?);
+        if k > 63 {
+            // (build's -k is at most 63; a query at a made-up K of thousands would not end.)
+            return Err(corrupt(format!("a K of {k}, above 63")));
+        }
         let names = match names {
             0 => IndexNames::Unknown,
             1 => IndexNames::Lines,
