@@ -31,7 +31,7 @@ use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use sh_index::{
     keys_within, write_segment_laid_out, Args, Batch, Index, Layout, Manifest, Name, Names,
-    Segment, SegmentHeader,
+    Segment, SegmentHeader, BLOCK, SUMS_PER_PAGE,
 };
 use sh_testkit::oracle;
 
@@ -313,11 +313,11 @@ fn forge(index: &Path, bytes: &mut Bytes) {
         }
     }
     let sums: Vec<u8> = contents[16..data_end]
-        .chunks(4096)
+        .chunks(BLOCK as usize)
         .flat_map(|block| crc32(block).to_le_bytes())
         .collect();
     contents[data_end..data_end + sums.len()].copy_from_slice(&sums);
-    header.page_sums = sums.chunks(4096).map(crc32).collect();
+    header.page_sums = sums.chunks(4 * SUMS_PER_PAGE as usize).map(crc32).collect();
     let mut encoded = header.encode();
     assert_eq!(encoded.len(), header_len);
     for _ in 0..header_changes {

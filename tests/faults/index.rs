@@ -191,7 +191,7 @@ fn a_flipped_byte_anywhere_in_a_segment_is_refused_never_a_wrong_answer() {
     }
     // Bytes spread over the whole file, the reserved word of the preamble (12-15) aside: a
     // query may not read them, but stats --verify and sh-pairs --against must refuse them.
-    for at in (16..len).step_by(97).chain([15 + 4096, 16 + 4096]) {
+    for at in (16..len).step_by(97).chain([15 + sh_index::BLOCK, 16 + sh_index::BLOCK]) {
         let damage: Damage = Box::new(move |index: &Path| flip(&index.join(SEGMENT), at));
         damages.push((format!("byte {at} of {len} flipped"), SEGMENT, FoundBy::Verify, damage));
     }

@@ -31,7 +31,7 @@ use sh_core::{Error, RecordReader, Result};
 
 pub use args::{Args, Command, EXAMPLES};
 pub use build::{radix_sort, write_segment, write_segment_laid_out, Batch, Names};
-pub use format::{IndexNames, Manifest, SegmentHeader, VERSION};
+pub use format::{IndexNames, Manifest, SegmentHeader, BLOCK, SUMS_PER_PAGE, VERSION};
 pub use index::{is_index, Index};
 pub use layout::{for_each_key_within, keys_within, Layout, TableSpec};
 pub use segment::{Found, Name, Scratch, Segment};

@@ -4,7 +4,9 @@
 use std::fs;
 use std::path::Path;
 
-use sh_index::{write_segment_laid_out, Batch, Manifest, Names, Segment, SegmentHeader};
+use sh_index::{
+    write_segment_laid_out, Batch, Manifest, Names, Segment, SegmentHeader, BLOCK, SUMS_PER_PAGE,
+};
 
 /// Replaces 8 bytes of the data of the segment at `path` from `at`, and makes the block sums,
 /// the page sums and the header's CRC-32 right again.
@@ -16,10 +18,12 @@ fn forge_data(path: &Path, at: usize, value: u64) {
     let mut header = SegmentHeader::decode(&bytes[header_at..len - 16], len as u64).unwrap();
     bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
     let data_end = header.data_end as usize;
-    let sums: Vec<u8> =
-        bytes[16..data_end].chunks(4096).flat_map(|b| crc32fast::hash(b).to_le_bytes()).collect();
+    let sums: Vec<u8> = bytes[16..data_end]
+        .chunks(BLOCK as usize)
+        .flat_map(|b| crc32fast::hash(b).to_le_bytes())
+        .collect();
     bytes[data_end..data_end + sums.len()].copy_from_slice(&sums);
-    header.page_sums = sums.chunks(4096).map(crc32fast::hash).collect();
+    header.page_sums = sums.chunks(4 * SUMS_PER_PAGE as usize).map(crc32fast::hash).collect();
     bytes[header_at..len - 16].copy_from_slice(&header.encode());
     fs::write(path, bytes).unwrap();
 }
