@@ -199,16 +199,18 @@ fn a_flipped_byte_anywhere_in_a_segment_is_refused_never_a_wrong_answer() {
 }
 
 #[test]
-fn the_reserved_word_of_the_preamble_is_not_read() {
-    // docs/INDEX.md: reserved fields are written as 0 and not read. The preamble's is the one
-    // no checksum covers; changed, it must at least change no answer.
+fn a_changed_reserved_word_of_the_preamble_is_refused() {
+    // No checksum covers the preamble's reserved word: open checks that it is 0.
     let dir = tempfile::tempdir().unwrap();
     let (good, answers) = good_index(dir.path());
     for at in 12..16 {
         flip(&good.join(SEGMENT), at);
         let query = crate::util::run("sh-index", &["query", path_str(&good)], queries());
-        assert!(query.success() == answers, "byte {at} flipped");
+        let error = query.failure(1, "sh-index: error: cannot open index");
+        assert!(error.contains("reserved word"), "byte {at}: {error}");
         flip(&good.join(SEGMENT), at);
+        let query = crate::util::run("sh-index", &["query", path_str(&good)], queries());
+        assert_eq!(query.success(), answers, "byte {at} flipped back");
     }
 }
 

@@ -77,6 +77,9 @@ impl Segment {
         if version != VERSION {
             return Err(version_error(version));
         }
+        if map[12..16] != [0; 4] {
+            return Err(corrupt("the preamble's reserved word is not zero"));
+        }
         let trailer = &map[(len - TRAILER) as usize..];
         if &trailer[8..] != TRAILER_MAGIC {
             return Err(corrupt("cut short or extended (no SHIDXEND at its end)"));
