@@ -263,8 +263,16 @@ impl Segment {
             }
             for probe in probes.iter().filter(|p| p.from < p.to) {
                 let table = &tables[probe.table as usize];
-                touched ^=
-                    touch(map, table.entries_at + probe.from * table.spec.entry_bytes() as u64);
+                let width = table.spec.entry_bytes() as u64;
+                let (from, to) = (probe.from * width, probe.to * width);
+                // Every cache line of the bucket, up to eight.
+                let mut at = table.entries_at + from;
+                let end = (table.entries_at + to).min(at + 8 * 64);
+                while at < end {
+                    touched ^= touch(map, at);
+                    at += 64;
+                }
+                touched ^= touch(map, end - 1);
             }
             std::hint::black_box(touched);
             for probe in probes.iter().filter(|p| p.from < p.to) {
