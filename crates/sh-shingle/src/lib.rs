@@ -7,8 +7,8 @@ use std::ops::Range;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::record::{items, split_nonempty_id, write_id};
+use sh_core::Error;
 use sh_core::LINE_PIECE;
-use sh_core::{Error, Result};
 
 const DESCRIPTION: &str = "\
 Turns each line's tokens into shingles: every run of N consecutive tokens, joined by `_`.
@@ -53,7 +53,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> sh_core::Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
     let mut shingler = Shingler::new(args.window as usize);
@@ -79,6 +79,8 @@ pub struct Shingler {
     /// The line with every space made `_`: a shingle of tokens separated by single spaces is
     /// one slice of it.
     joined: Vec<u8>,
+    /// A shingle of tokens separated by more than one space, joined here.
+    scratch: Vec<u8>,
     /// Shingles not yet written.
     pending: Vec<u8>,
 }
@@ -91,39 +93,30 @@ impl Shingler {
             recent: VecDeque::new(),
             recent_bytes: 0,
             joined: Vec::new(),
+            scratch: Vec::new(),
             pending: Vec::new(),
         }
     }
 
     /// Writes the shingles of `payload` to `out`, separated by spaces.
     pub fn shingle_into<W: Write>(&mut self, payload: &[u8], out: &mut W) -> io::Result<()> {
-        self.recent.clear();
-        self.recent_bytes = 0;
-        self.pending.clear();
-        self.joined.clear();
-        self.joined.extend(payload.iter().map(|&b| if b == b' ' { b'_' } else { b }));
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
         let mut first = true;
-        for item in items(payload) {
-            if self.recent.len() == self.window {
-                if let Some(oldest) = self.recent.pop_front() {
-                    self.recent_bytes -= oldest.len();
-                }
+        let written = self.for_each_shingle(payload, |shingle| {
+            if !std::mem::take(&mut first) {
+                pending.push(b' ');
             }
-            self.recent_bytes += item.len();
-            self.recent.push_back(offset_in(payload, item));
-            if self.recent.len() == self.window {
-                self.push_recent(payload, &mut first);
-                if self.pending.len() >= LINE_PIECE {
-                    out.write_all(&self.pending)?;
-                    self.pending.clear();
-                }
+            pending.extend_from_slice(shingle);
+            if pending.len() >= LINE_PIECE {
+                out.write_all(&pending)?;
+                pending.clear();
             }
-        }
-        // Fewer tokens than the window: one shingle of them all.
-        if !self.recent.is_empty() && self.recent.len() < self.window {
-            self.push_recent(payload, &mut first);
-        }
-        out.write_all(&self.pending)
+            Ok(())
+        });
+        let written = written.and_then(|()| out.write_all(&pending));
+        self.pending = pending;
+        written
     }
 
     /// The shingles of `payload`, separated by spaces.
@@ -133,27 +126,55 @@ impl Shingler {
         line
     }
 
-    /// Appends the shingle of the tokens in `recent`, after a space unless it is the `first`.
-    fn push_recent(&mut self, payload: &[u8], first: &mut bool) {
-        if !std::mem::take(first) {
-            self.pending.push(b' ');
+    /// Hands each shingle of `payload` to `each`, in order, until `each` fails: the shingles
+    /// sh-shingle writes, for a caller that uses them at once (sh-fingerprint hashes them).
+    pub fn for_each_shingle<E>(
+        &mut self,
+        payload: &[u8],
+        mut each: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.recent.clear();
+        self.recent_bytes = 0;
+        self.joined.clear();
+        self.joined.extend(payload.iter().map(|&b| if b == b' ' { b'_' } else { b }));
+        for item in items(payload) {
+            if self.recent.len() == self.window {
+                if let Some(oldest) = self.recent.pop_front() {
+                    self.recent_bytes -= oldest.len();
+                }
+            }
+            self.recent_bytes += item.len();
+            self.recent.push_back(offset_in(payload, item));
+            if self.recent.len() == self.window {
+                each(self.recent_shingle(payload))?;
+            }
         }
+        // Fewer tokens than the window: one shingle of them all.
+        if !self.recent.is_empty() && self.recent.len() < self.window {
+            each(self.recent_shingle(payload))?;
+        }
+        Ok(())
+    }
+
+    /// The shingle of the tokens in `recent`.
+    fn recent_shingle(&mut self, payload: &[u8]) -> &[u8] {
         let (Some(oldest), Some(newest)) = (self.recent.front(), self.recent.back()) else {
-            return;
+            return &[];
         };
         let span = oldest.start..newest.end;
         // Single spaces between the tokens: the span holds exactly the tokens and one `_`
         // between each two.
         if span.len() == self.recent_bytes + self.recent.len() - 1 {
-            self.pending.extend_from_slice(&self.joined[span]);
-        } else {
-            for (k, token) in self.recent.iter().enumerate() {
-                if k > 0 {
-                    self.pending.push(b'_');
-                }
-                self.pending.extend_from_slice(&payload[token.clone()]);
-            }
+            return &self.joined[span];
         }
+        self.scratch.clear();
+        for (k, token) in self.recent.iter().enumerate() {
+            if k > 0 {
+                self.scratch.push(b'_');
+            }
+            self.scratch.extend_from_slice(&payload[token.clone()]);
+        }
+        &self.scratch
     }
 }
 
@@ -217,6 +238,31 @@ mod tests {
             assert!(got.len() > 2 * LINE_PIECE);
             assert!(got == expected.join(" "), "window {window}");
         }
+    }
+
+    #[test]
+    fn each_shingle_is_handed_out_as_written_and_an_error_stops_them() {
+        let mut shingler = Shingler::new(3);
+        for payload in ["a b c d e", " a  b c   d ", "a b", "", "x"] {
+            let mut handed = Vec::new();
+            shingler
+                .for_each_shingle(payload.as_bytes(), |s| {
+                    handed.push(String::from_utf8(s.to_vec()).unwrap());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+            assert_eq!(handed.join(" "), shingles(payload, 3), "{payload:?}");
+        }
+        let mut seen = 0;
+        let stopped = shingler.for_each_shingle(b"a b c d e f", |_| {
+            seen += 1;
+            if seen == 2 {
+                Err("stop")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((stopped, seen), (Err("stop"), 2));
     }
 
     #[test]
