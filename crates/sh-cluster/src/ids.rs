@@ -99,7 +99,7 @@ impl Names {
         if node >= MAX_IDS {
             return Err(TooManyIds);
         }
-        if node % 64 == 0 {
+        if node.is_multiple_of(64) {
             self.is_text.push(0);
         }
         if is_text {

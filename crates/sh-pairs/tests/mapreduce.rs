@@ -17,7 +17,7 @@ use simulated::{cut, in_input_order, quiet, reader, shuffle, sorted};
 fn input(fps: &[u64], named: bool, blanks: &[usize]) -> String {
     // Decimal and hex, as sh-pairs accepts both.
     let spell =
-        |fp: &u64, line: usize| if line % 3 == 0 { format!("{fp:#x}") } else { fp.to_string() };
+        |fp: &u64, line: usize| if line.is_multiple_of(3) { format!("{fp:#x}") } else { fp.to_string() };
     simulated::input(fps, named, blanks, spell).0
 }
 
