@@ -131,7 +131,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 impl Args {
     /// How the flags say an input line becomes a document.
     pub fn documents(&self) -> sh_core::Result<Documents> {
-        let json = self.json.then(|| (self.text_field.as_str(), self.id_field.as_deref()));
+        let json = self.json.then_some((self.text_field.as_str(), self.id_field.as_deref()));
         Documents::new(self.with_id, json)
     }
 }
