@@ -1,15 +1,14 @@
 //! One document, from its input line to its output line, by the stages' own functions:
-//! sh-tokenize's document reader and tokenizer, sh-shingle's shingler, sh-hash's hash,
+//! sh-tokenize's document reader and tokenizer, sh-shingle's window, sh-hash's hash,
 //! sh-weight's rule when a table is given, and sh-compute's simhash. Nothing is written as
 //! text between them, except the hashes that sh-weight looks up in its table.
 
-use std::convert::Infallible;
 use std::path::PathBuf;
 
 use sh_compute::Simhash;
 use sh_core::number::push_u64;
 use sh_core::{Error, Result};
-use sh_shingle::Shingler;
+use sh_shingle::ShingleWindow;
 use sh_tokenize::{Documents, Tokenizer};
 use sh_weight::Weights;
 
@@ -36,7 +35,7 @@ pub struct Table {
 pub struct Fingerprinter<'r, const WORDS: usize> {
     recipe: &'r Recipe,
     documents: Documents,
-    shingler: Shingler,
+    window: ShingleWindow,
     simhash: Simhash<WORDS>,
     tokens: Vec<u8>,
     /// With a table: the document's hashes as sh-hash writes them, and as sh-weight writes them.
@@ -49,7 +48,7 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
         Fingerprinter {
             recipe,
             documents: recipe.documents.clone(),
-            shingler: Shingler::new(recipe.window),
+            window: ShingleWindow::new(recipe.window),
             simhash: Simhash::default(),
             tokens: Vec::new(),
             hashes: Vec::new(),
@@ -63,18 +62,23 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
         let Recipe { tokenizer, seed, table, .. } = self.recipe;
         let seed = *seed;
         let (id, text) = self.documents.split(line, record)?;
+        // The tokens are joined by `_` as they come, so that each shingle is a slice of them,
+        // and handed to the shingle window one by one: no token or shingle is looked for.
         self.tokens.clear();
-        tokenizer.tokenize(text, &mut self.tokens);
+        self.window.clear();
         self.simhash.clear();
+        let window = &mut self.window;
         match table {
             None => {
                 let simhash = &mut self.simhash;
-                self.shingler
-                    .for_each_shingle(&self.tokens, |shingle| {
+                tokenizer.tokenize_each(text, b'_', &mut self.tokens, |joined, token| {
+                    if let Some(shingle) = window.push(joined, token) {
                         simhash.add(sh_hash::hash64(shingle, seed));
-                        Ok::<(), Infallible>(())
-                    })
-                    .unwrap_or_else(|never| match never {});
+                    }
+                });
+                if let Some(shingle) = window.finish(&self.tokens) {
+                    simhash.add(sh_hash::hash64(shingle, seed));
+                }
             }
             Some(Table { path, weights }) => {
                 if weights.documents() == 0 {
@@ -84,15 +88,20 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
                 }
                 let hashes = &mut self.hashes;
                 hashes.clear();
-                self.shingler
-                    .for_each_shingle(&self.tokens, |shingle| {
-                        if !hashes.is_empty() {
-                            hashes.push(b' ');
-                        }
-                        push_u64(hashes, sh_hash::hash64(shingle, seed));
-                        Ok::<(), Infallible>(())
-                    })
-                    .unwrap_or_else(|never| match never {});
+                let mut push_hash = |shingle: &[u8]| {
+                    if !hashes.is_empty() {
+                        hashes.push(b' ');
+                    }
+                    push_u64(hashes, sh_hash::hash64(shingle, seed));
+                };
+                tokenizer.tokenize_each(text, b'_', &mut self.tokens, |joined, token| {
+                    if let Some(shingle) = window.push(joined, token) {
+                        push_hash(shingle);
+                    }
+                });
+                if let Some(shingle) = window.finish(&self.tokens) {
+                    push_hash(shingle);
+                }
                 self.weighed.clear();
                 weights.apply(hashes, false, line, &mut self.weighed)?;
                 sh_compute::add_items(&mut self.simhash, line, &self.weighed)?;
