@@ -16,8 +16,13 @@ use simulated::{cut, in_input_order, quiet, reader, shuffle, sorted};
 /// empty, so that line numbers and record numbers differ.
 fn input(fps: &[u64], named: bool, blanks: &[usize]) -> String {
     // Decimal and hex, as sh-pairs accepts both.
-    let spell =
-        |fp: &u64, line: usize| if line.is_multiple_of(3) { format!("{fp:#x}") } else { fp.to_string() };
+    let spell = |fp: &u64, line: usize| {
+        if line.is_multiple_of(3) {
+            format!("{fp:#x}")
+        } else {
+            fp.to_string()
+        }
+    };
     simulated::input(fps, named, blanks, spell).0
 }
 
