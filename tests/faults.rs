@@ -390,7 +390,8 @@ fn assert_untouched(target: &Path, name: &str) {
 
 #[test]
 fn a_run_that_fails_midway_leaves_the_output_file_untouched() {
-    for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
+    for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-fingerprint", "sh-pairs", "sh-cluster"]
+    {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
         keep_precious(&target);
