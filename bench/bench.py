@@ -24,16 +24,18 @@ from pathlib import Path
 
 import corpus_stats
 import index
+import fingerprint
 import wide
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {
     # name: (random fingerprints small, large, huge, planted bases, text bytes for peers, runs)
     "tiny": dict(small=20_000, large=50_000, huge=0, planted=5_000, peer_text=200_000, runs=2,
-                 cluster_pairs=100_000, df_distinct=200_000, df_capacity=1_000),
+                 cluster_pairs=100_000, df_distinct=200_000, df_capacity=1_000,
+                 zipf_bytes=2_000_000),
     "full": dict(small=1_000_000, large=10_000_000, huge=100_000_000, planted=1_000_000,
                  peer_text=8_000_000, runs=3, cluster_pairs=10_000_000, df_distinct=20_000_000,
-                 df_capacity=100_000),
+                 df_capacity=100_000, zipf_bytes=200_000_000),
 }
 
 
@@ -55,11 +57,13 @@ def main():
     parser.add_argument("--index-100m", action="store_true",
                         help="index section: also the 100M corpus (about 3 GB of text, 13 GB of "
                              "disk at most, minutes per step)")
-    parser.add_argument("--only", choices=["corpus-stats", "wide", "index"],
+    parser.add_argument("--only", choices=["corpus-stats", "wide", "index", "fingerprint"],
                         help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended "
                              "pipeline), wide (wide fingerprints: the search and text to pairs "
-                             "against rensa) or index (sh-index: size, open, single and batch "
-                             "queries, build, add, compact, against hammingbird)")
+                             "against rensa), index (sh-index: size, open, single and batch "
+                             "queries, build, add, compact, against hammingbird) or fingerprint "
+                             "(sh-fingerprint on one and two threads against the four-stage "
+                             "pipeline)")
     args = parser.parse_args()
     size = SIZES[args.size]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -83,6 +87,11 @@ def main():
     if args.only == "index":
         results = index.run(bench, args.size, count, args.index_100m, args.hammingbird_python)
         index.print_results(results, count, Measure)
+        return
+    if args.only == "fingerprint":
+        corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
+        fused = fingerprint.run(bench, [corpus, fingerprint.zipf_corpus(args.work, size["zipf_bytes"])])
+        fingerprint.print_results(fused, Measure)
         return
 
     small = random_fingerprints(args.work, size["small"], seed=1)
@@ -127,6 +136,7 @@ def main():
     wide_rows = wide.search(bench, [size["small"], size["large"]], [size["small"]])
     wide_text = wide.text_to_pairs(bench, corpus, args.rensa_python)
     index_results = index.run(bench, args.size, count, args.index_100m, args.hammingbird_python)
+    fused = fingerprint.run(bench, [corpus, fingerprint.zipf_corpus(args.work, size["zipf_bytes"])])
 
     # sh-cluster.
     pairs = cluster_pairs(args.work, size["cluster_pairs"])
@@ -141,14 +151,17 @@ def main():
     corpus_stats.print_results(stats, count, Measure)
     wide.print_results(wide_rows, wide_text, count, Measure)
     index.print_results(index_results, count, Measure)
+    fingerprint.print_results(fused, Measure)
 
 
 class Measure:
-    """Seconds of several runs, and the largest peak RSS seen (KiB)."""
+    """Seconds of several runs, and the largest peak RSS seen (KiB); `cpu`, where measured, the
+    CPU seconds (user and system, of every process and thread) of each run."""
 
-    def __init__(self, seconds, rss_kib):
+    def __init__(self, seconds, rss_kib, cpu=None):
         self.seconds = seconds
         self.rss_kib = rss_kib
+        self.cpu = cpu or []
 
     @property
     def median(self):
@@ -173,18 +186,21 @@ class Bench:
         self.env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LC_ALL="C")
 
     def timed(self, command, runs):
-        """Runs a shell command under /usr/bin/time -v; wall seconds and peak RSS of the
-        largest process it started."""
-        seconds, rss = [], 0
+        """Runs a shell command under /usr/bin/time -v; wall seconds, CPU seconds and peak RSS
+        of the largest process it started."""
+        seconds, rss, cpu = [], 0, []
         for _ in range(runs):
             report = self.work / "time.txt"
             start = time.perf_counter()
             subprocess.run(["/usr/bin/time", "-v", "-o", str(report), "bash", "-o", "pipefail", "-c",
                             command], env=self.env, check=True, stdout=subprocess.DEVNULL)
             seconds.append(time.perf_counter() - start)
-            match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report.read_text())
+            text = report.read_text()
+            match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
             rss = max(rss, int(match.group(1)))
-        return Measure(seconds, rss)
+            cpu.append(sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1))
+                           for kind in ("User", "System")))
+        return Measure(seconds, rss, cpu)
 
     def ours(self, command, runs=None):
         return self.timed(command, runs or self.runs)

@@ -1,4 +1,4 @@
-//! The ten commands as one list, for what concerns them all: their manual pages and shell
+//! The eleven commands as one list, for what concerns them all: their manual pages and shell
 //! completions.
 
 mod completions;
@@ -19,8 +19,9 @@ pub struct Tool {
 }
 
 /// Every command, in pipeline order (sh-index beside sh-pairs: the same pairs, from a persistent
-/// index), then sh-score, which evaluates the pipeline's output.
-pub const TOOLS: [Tool; 10] = [
+/// index; sh-fingerprint, the four per-document stages in one process, after them), then
+/// sh-score, which evaluates the pipeline's output.
+pub const TOOLS: [Tool; 11] = [
     Tool {
         name: "sh-tokenize",
         command: sh_tokenize::Args::command,
@@ -33,6 +34,11 @@ pub const TOOLS: [Tool; 10] = [
     Tool { name: "sh-compute", command: sh_compute::Args::command, examples: sh_compute::EXAMPLES },
     Tool { name: "sh-pairs", command: sh_pairs::Args::command, examples: sh_pairs::EXAMPLES },
     Tool { name: "sh-index", command: sh_index::Args::command, examples: sh_index::EXAMPLES },
+    Tool {
+        name: "sh-fingerprint",
+        command: sh_fingerprint::Args::command,
+        examples: sh_fingerprint::EXAMPLES,
+    },
     Tool { name: "sh-cluster", command: sh_cluster::Args::command, examples: sh_cluster::EXAMPLES },
     Tool { name: "sh-score", command: sh_score::Args::command, examples: sh_score::EXAMPLES },
 ];

@@ -16,8 +16,15 @@ mod index;
 mod memory;
 mod signals;
 
-const ALL: [&str; 6] =
-    ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"];
+const ALL: [&str; 7] = [
+    "sh-tokenize",
+    "sh-shingle",
+    "sh-hash",
+    "sh-compute",
+    "sh-fingerprint",
+    "sh-pairs",
+    "sh-cluster",
+];
 
 /// A valid input line for each command, and the first line of output it gives.
 fn sample(name: &str) -> (&'static str, &'static str) {
@@ -26,6 +33,7 @@ fn sample(name: &str) -> (&'static str, &'static str) {
         "sh-shingle" => ("a b c d e\n", "a_b b_c c_d d_e"),
         "sh-hash" => ("hello a\n", "3804341492420753273 6401452390262130604"),
         "sh-compute" => ("0xffffffffffffffff 1\n", "1"),
+        "sh-fingerprint" => ("Hello, World!\n", "7423247871364183214"),
         "sh-pairs" => ("5\n", "1\t2\t0"),
         "sh-cluster" => ("a\tb\n", "a\tb"),
         other => panic!("no such command: {other}"),
@@ -55,7 +63,7 @@ fn first_line_of_large_output(name: &str) -> &'static str {
 /// A good and a bad input line for `name` with `bad_flags(name)` (sh-shingle takes any bytes).
 fn good_and_bad_lines(name: &str) -> (&'static str, &'static str) {
     match name {
-        "sh-tokenize" => ("{\"text\": \"Hello\"}\n", "{\"no text\": 1}\n"),
+        "sh-tokenize" | "sh-fingerprint" => ("{\"text\": \"Hello\"}\n", "{\"no text\": 1}\n"),
         "sh-hash" => ("hello:1 a:2\n", "a\n"),
         "sh-cluster" => ("a\tb\n", "one-field\n"),
         _ => (sample(name).0, "-1\n"),
@@ -65,7 +73,7 @@ fn good_and_bad_lines(name: &str) -> (&'static str, &'static str) {
 /// Extra flags that make `bad_line` bad.
 fn bad_flags(name: &str) -> &'static [&'static str] {
     match name {
-        "sh-tokenize" => &["--json"],
+        "sh-tokenize" | "sh-fingerprint" => &["--json"],
         "sh-hash" => &["--weighted"],
         _ => &[],
     }
@@ -383,7 +391,8 @@ fn assert_untouched(target: &Path, name: &str) {
 
 #[test]
 fn a_run_that_fails_midway_leaves_the_output_file_untouched() {
-    for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
+    for name in ["sh-tokenize", "sh-hash", "sh-compute", "sh-fingerprint", "sh-pairs", "sh-cluster"]
+    {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
         keep_precious(&target);

@@ -443,12 +443,14 @@ fn sh_pairs_finds_the_near_duplicate_pair_and_nothing_else() {
 // ---------------------------------------------------------------------------------------------
 // The output end of the pipe.
 
-/// Each per-document stage with an input it accepts and the first line it prints for it.
-const PER_DOCUMENT: [(&str, &str, &str); 4] = [
+/// Each per-document stage (and sh-fingerprint, all four at once) with an input it accepts and
+/// the first line it prints for it.
+const PER_DOCUMENT: [(&str, &str, &str); 5] = [
     ("sh-tokenize", "Hello, World!\n", "hello world"),
     ("sh-shingle", "a b c d e\n", "a_b b_c c_d d_e"),
     ("sh-hash", "hello a\n", "3804341492420753273 6401452390262130604"),
     ("sh-compute", "0xffffffffffffffff 1\n", "1"),
+    ("sh-fingerprint", "Hello, World!\n", "7423247871364183214"),
 ];
 
 /// Feeds `input` to `child`'s stdin from a thread; the child may stop reading early.
@@ -524,7 +526,16 @@ fn stages_grow_their_pipes() {
         eprintln!("skipped: pipe-max-size below 1 MB ({})", limit.trim());
         return;
     }
-    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-pairs", "sh-cluster"] {
+    let commands = [
+        "sh-tokenize",
+        "sh-shingle",
+        "sh-hash",
+        "sh-compute",
+        "sh-fingerprint",
+        "sh-pairs",
+        "sh-cluster",
+    ];
+    for name in commands {
         // The input pipe is the test's own, so that a read end outlives the command.
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
         let probe = read.try_clone().expect("dup");

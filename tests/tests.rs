@@ -8,6 +8,7 @@ mod compute;
 mod corpus_stats;
 mod docs;
 mod faults;
+mod fingerprint;
 mod hash;
 mod hostile;
 mod index;

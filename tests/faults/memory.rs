@@ -71,7 +71,7 @@ fn one_long_line_takes_a_small_multiple_of_its_length_in_every_per_document_stag
     // command's output buffer; stdin stays open, so the command is alive, waiting for more,
     // when its peak memory is read.
     const LINE: usize = 30 << 20;
-    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute"] {
+    for name in ["sh-tokenize", "sh-shingle", "sh-hash", "sh-compute", "sh-fingerprint"] {
         // sh-compute reads hashes.
         let (item, short) = if name == "sh-compute" { ("12 ", "12\n") } else { ("ab ", "ab\n") };
         let input = item.repeat(LINE / 3) + "\n" + &short.repeat(200_000);

@@ -22,6 +22,7 @@ pub fn binary(name: &str) -> PathBuf {
         "sh-df" => env!("CARGO_BIN_EXE_sh-df"),
         "sh-weight" => env!("CARGO_BIN_EXE_sh-weight"),
         "sh-index" => env!("CARGO_BIN_EXE_sh-index"),
+        "sh-fingerprint" => env!("CARGO_BIN_EXE_sh-fingerprint"),
         other => panic!("no such command: {other}"),
     })
 }

@@ -53,7 +53,7 @@ pub struct Args {
 }
 
 /// `--bits N`: 64, 128 or 256.
-fn parse_bits(text: &str) -> Result<Width, String> {
+pub fn parse_bits(text: &str) -> Result<Width, String> {
     text.parse()
         .ok()
         .and_then(Width::from_bits)

@@ -17,7 +17,7 @@ use sh_core::number::{leading_decimal, parse_u64, split_weight, WEIGHT_ERROR};
 use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
-pub use args::{Args, EXAMPLES};
+pub use args::{parse_bits, Args, EXAMPLES};
 pub use simhash::Simhash;
 pub use weight::Weight;
 pub use widen::widen;
@@ -39,24 +39,43 @@ fn compute<const WORDS: usize>(args: &Args) -> Result<()> {
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
         simhash.clear();
-        // One scan of the line tells whether any item can carry a weight.
-        let weighted = memchr::memchr(b':', payload).is_some();
-        if weighted {
-            for item in items(payload) {
-                add_item(&mut simhash, item).map_err(|what| Error::input(line, what, item))?;
-            }
-        } else {
-            add_plain_items(&mut simhash, payload)
-                .map_err(|(what, item)| Error::input(line, what, item))?;
-        }
+        add_items(&mut simhash, line, payload)?;
         write_id(&mut out, id).map_err(Error::writing)?;
-        if let Some(words) = simhash.fingerprint_words() {
-            let fingerprint = Fingerprint::from_words(&words).expect("1, 2 or 4 words");
-            fingerprint.write_to(&mut out).map_err(Error::writing)?;
-        }
+        write_fingerprint(&mut simhash, &mut out).map_err(Error::writing)?;
         out.write_all(b"\n").map_err(Error::writing)?;
     }
     out.finish()
+}
+
+/// Adds the items of one record's payload, `HASH` or `HASH:WEIGHT` each, to `simhash`; bad
+/// input is an error on `line` naming the item.
+pub fn add_items<const WORDS: usize>(
+    simhash: &mut Simhash<WORDS>,
+    line: u64,
+    payload: &[u8],
+) -> Result<()> {
+    // One scan of the line tells whether any item can carry a weight.
+    let weighted = memchr::memchr(b':', payload).is_some();
+    if weighted {
+        for item in items(payload) {
+            add_item(simhash, item).map_err(|what| Error::input(line, what, item))?;
+        }
+    } else {
+        add_plain_items(simhash, payload).map_err(|(what, item)| Error::input(line, what, item))?;
+    }
+    Ok(())
+}
+
+/// Writes the fingerprint of the items added since the last clear, as sh-compute writes it;
+/// nothing when there are none.
+pub fn write_fingerprint<const WORDS: usize, W: Write>(
+    simhash: &mut Simhash<WORDS>,
+    out: &mut W,
+) -> std::io::Result<()> {
+    match simhash.fingerprint_words() {
+        Some(words) => Fingerprint::from_words(&words).expect("1, 2 or 4 words").write_to(out),
+        None => Ok(()),
+    }
 }
 
 /// Adds every item of a payload without weights: the items of [`items`], each read with

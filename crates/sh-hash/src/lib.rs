@@ -50,7 +50,8 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_seed(text: &str) -> std::result::Result<u64, String> {
+/// `--seed SEED`: a 64-bit number, decimal or `0x` hex.
+pub fn parse_seed(text: &str) -> std::result::Result<u64, String> {
     parse_u64(text.as_bytes()).map_err(|e| e.to_string())
 }
 

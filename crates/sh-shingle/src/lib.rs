@@ -1,14 +1,13 @@
 //! sh-shingle: tokens to shingles (runs of N consecutive tokens joined by `_`).
 
-use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::ops::Range;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::record::{items, split_nonempty_id, write_id};
+use sh_core::Error;
 use sh_core::LINE_PIECE;
-use sh_core::{Error, Result};
 
 const DESCRIPTION: &str = "\
 Turns each line's tokens into shingles: every run of N consecutive tokens, joined by `_`.
@@ -53,7 +52,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> sh_core::Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
     let mut shingler = Shingler::new(args.window as usize);
@@ -66,64 +65,42 @@ pub fn run(args: Args) -> Result<()> {
     out.finish()
 }
 
-/// Turns one line's tokens into its shingles, reusing its buffers from line to line. It holds
-/// the last N tokens, not all of them, and writes a long line's shingles out in pieces, so a
-/// line of any length takes about twice its length in memory (the line and `joined`).
+/// Turns one line's tokens into its shingles, reusing its buffers from line to line. The
+/// tokens are joined by `_` in one buffer, so that every shingle is a slice of it; a long
+/// line's shingles are written out in pieces, so a line of any length takes about twice its
+/// length in memory (the line and the joined tokens).
 #[derive(Debug)]
 pub struct Shingler {
-    window: usize,
-    /// The last `window` tokens (fewer at the start of a line), as ranges of the payload.
-    recent: VecDeque<Range<usize>>,
-    /// The bytes of the tokens in `recent`.
-    recent_bytes: usize,
-    /// The line with every space made `_`: a shingle of tokens separated by single spaces is
-    /// one slice of it.
     joined: Vec<u8>,
+    window: ShingleWindow,
     /// Shingles not yet written.
     pending: Vec<u8>,
 }
 
 impl Shingler {
     pub fn new(window: usize) -> Shingler {
-        assert!(window >= 1, "a window of at least one token");
-        Shingler {
-            window,
-            recent: VecDeque::new(),
-            recent_bytes: 0,
-            joined: Vec::new(),
-            pending: Vec::new(),
-        }
+        Shingler { joined: Vec::new(), window: ShingleWindow::new(window), pending: Vec::new() }
     }
 
     /// Writes the shingles of `payload` to `out`, separated by spaces.
     pub fn shingle_into<W: Write>(&mut self, payload: &[u8], out: &mut W) -> io::Result<()> {
-        self.recent.clear();
-        self.recent_bytes = 0;
-        self.pending.clear();
-        self.joined.clear();
-        self.joined.extend(payload.iter().map(|&b| if b == b' ' { b'_' } else { b }));
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
         let mut first = true;
-        for item in items(payload) {
-            if self.recent.len() == self.window {
-                if let Some(oldest) = self.recent.pop_front() {
-                    self.recent_bytes -= oldest.len();
-                }
+        let written = self.for_each_shingle(payload, |shingle| {
+            if !std::mem::take(&mut first) {
+                pending.push(b' ');
             }
-            self.recent_bytes += item.len();
-            self.recent.push_back(offset_in(payload, item));
-            if self.recent.len() == self.window {
-                self.push_recent(payload, &mut first);
-                if self.pending.len() >= LINE_PIECE {
-                    out.write_all(&self.pending)?;
-                    self.pending.clear();
-                }
+            pending.extend_from_slice(shingle);
+            if pending.len() >= LINE_PIECE {
+                out.write_all(&pending)?;
+                pending.clear();
             }
-        }
-        // Fewer tokens than the window: one shingle of them all.
-        if !self.recent.is_empty() && self.recent.len() < self.window {
-            self.push_recent(payload, &mut first);
-        }
-        out.write_all(&self.pending)
+            Ok(())
+        });
+        let written = written.and_then(|()| out.write_all(&pending));
+        self.pending = pending;
+        written
     }
 
     /// The shingles of `payload`, separated by spaces.
@@ -133,34 +110,89 @@ impl Shingler {
         line
     }
 
-    /// Appends the shingle of the tokens in `recent`, after a space unless it is the `first`.
-    fn push_recent(&mut self, payload: &[u8], first: &mut bool) {
-        if !std::mem::take(first) {
-            self.pending.push(b' ');
-        }
-        let (Some(oldest), Some(newest)) = (self.recent.front(), self.recent.back()) else {
-            return;
-        };
-        let span = oldest.start..newest.end;
-        // Single spaces between the tokens: the span holds exactly the tokens and one `_`
-        // between each two.
-        if span.len() == self.recent_bytes + self.recent.len() - 1 {
-            self.pending.extend_from_slice(&self.joined[span]);
-        } else {
-            for (k, token) in self.recent.iter().enumerate() {
-                if k > 0 {
-                    self.pending.push(b'_');
-                }
-                self.pending.extend_from_slice(&payload[token.clone()]);
+    /// Hands each shingle of `payload`'s items to `each`, in order, until `each` fails.
+    pub fn for_each_shingle<E>(
+        &mut self,
+        payload: &[u8],
+        mut each: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.joined.clear();
+        self.window.clear();
+        for item in items(payload) {
+            if !self.joined.is_empty() {
+                self.joined.push(b'_');
             }
+            let start = self.joined.len();
+            self.joined.extend_from_slice(item);
+            if let Some(shingle) = self.window.push(&self.joined, start..self.joined.len()) {
+                each(shingle)?;
+            }
+        }
+        match self.window.finish(&self.joined) {
+            Some(shingle) => each(shingle),
+            None => Ok(()),
         }
     }
 }
 
-/// Where `item`, a sub-slice of `payload`, lies in it.
-fn offset_in(payload: &[u8], item: &[u8]) -> Range<usize> {
-    let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-    start..start + item.len()
+/// The rule of shingles, for tokens that come one by one into a buffer where they are joined
+/// by single `_`: after each token, the shingle of the last N tokens (once there are N), and
+/// at the end, for a document of 1 to N-1 tokens, the one shingle of them all. It holds the
+/// starts of the last N tokens only.
+#[derive(Debug, Clone)]
+pub struct ShingleWindow {
+    /// Where the last `window` tokens start, in a ring; `next` is the slot of the next token,
+    /// and so, once the ring is full, of the oldest of the window.
+    starts: Vec<usize>,
+    next: usize,
+    /// Tokens seen, counted up to the window.
+    seen: usize,
+    /// Where the first token starts, and where the last one ends.
+    first: usize,
+    end: usize,
+}
+
+impl ShingleWindow {
+    /// The window of `window` tokens (at least one).
+    pub fn new(window: usize) -> ShingleWindow {
+        assert!(window >= 1, "a window of at least one token");
+        ShingleWindow { starts: vec![0; window], next: 0, seen: 0, first: 0, end: 0 }
+    }
+
+    /// Forgets the tokens, for the next document.
+    pub fn clear(&mut self) {
+        self.next = 0;
+        self.seen = 0;
+    }
+
+    /// A token was added to `joined` at `token`, after a `_` unless it is the first: the
+    /// shingle that ends with it, once the window is full.
+    #[inline]
+    pub fn push<'j>(&mut self, joined: &'j [u8], token: Range<usize>) -> Option<&'j [u8]> {
+        let window = self.starts.len();
+        self.starts[self.next] = token.start;
+        self.next = if self.next + 1 == window { 0 } else { self.next + 1 };
+        self.end = token.end;
+        if self.seen < window {
+            if self.seen == 0 {
+                self.first = token.start;
+            }
+            self.seen += 1;
+            if self.seen < window {
+                return None;
+            }
+        }
+        joined.get(self.starts[self.next]..token.end)
+    }
+
+    /// The document is done: the one shingle of its tokens when they are fewer than the
+    /// window (and more than none).
+    pub fn finish<'j>(&self, joined: &'j [u8]) -> Option<&'j [u8]> {
+        if self.seen == 0 || self.seen == self.starts.len() {
+            return None;
+        }
+        joined.get(self.first..self.end)
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +249,57 @@ mod tests {
             assert!(got.len() > 2 * LINE_PIECE);
             assert!(got == expected.join(" "), "window {window}");
         }
+    }
+
+    #[test]
+    fn each_shingle_is_handed_out_as_written_and_an_error_stops_them() {
+        let mut shingler = Shingler::new(3);
+        for payload in ["a b c d e", " a  b c   d ", "a b", "", "x"] {
+            let mut handed = Vec::new();
+            shingler
+                .for_each_shingle(payload.as_bytes(), |s| {
+                    handed.push(String::from_utf8(s.to_vec()).unwrap());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+            assert_eq!(handed.join(" "), shingles(payload, 3), "{payload:?}");
+        }
+        let mut seen = 0;
+        let stopped = shingler.for_each_shingle(b"a b c d e f", |_| {
+            seen += 1;
+            if seen == 2 {
+                Err("stop")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((stopped, seen), (Err("stop"), 2));
+    }
+
+    #[test]
+    fn the_window_gives_each_shingle_once_its_last_token_is_in() {
+        let mut window = ShingleWindow::new(3);
+        let mut joined = Vec::new();
+        let mut got = Vec::new();
+        for (n, token) in ["ab", "c", "d_e", "f"].iter().enumerate() {
+            if n > 0 {
+                joined.push(b'_');
+            }
+            let start = joined.len();
+            joined.extend_from_slice(token.as_bytes());
+            got.push(window.push(&joined, start..joined.len()).map(<[u8]>::to_vec));
+        }
+        let expected = [None, None, Some(b"ab_c_d_e".to_vec()), Some(b"c_d_e_f".to_vec())];
+        assert_eq!(got, expected);
+        assert_eq!(window.finish(&joined), None, "a full window has no shingle of them all");
+        window.clear();
+        assert_eq!(window.finish(&joined), None, "no tokens, no shingle");
+        assert_eq!(window.push(b"x_y", 2..3), None);
+        assert_eq!(window.finish(b"x_y"), Some(&b"y"[..]), "fewer tokens than the window");
+        let mut one = ShingleWindow::new(1);
+        assert_eq!(one.push(b"x_y", 0..1), Some(&b"x"[..]));
+        assert_eq!(one.push(b"x_y", 2..3), Some(&b"y"[..]));
+        assert_eq!(one.finish(b"x_y"), None);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use sh_core::json::{JsonError, Slot, Value, ValueSeed};
 use sh_core::Error;
 
 /// Reads documents from JSON lines, reusing its buffers from one line to the next.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct JsonReader {
     text_field: String,
     id_field: Option<String>,

@@ -6,12 +6,13 @@ use std::io::Write;
 use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::progress::Progress;
-use sh_core::record::{split_nonempty_id, EMPTY_ID};
 use sh_core::{Error, Output, RecordReader};
 
+mod documents;
 pub mod json;
 pub mod tokenizer;
 
+pub use documents::Documents;
 pub use json::{Document, JsonReader};
 pub use tokenizer::{Mode, Tokenizer};
 
@@ -127,14 +128,20 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(args: Args) -> sh_core::Result<()> {
-    if args.json && args.id_field.as_ref() == Some(&args.text_field) {
-        return Err(Error::usage("--id-field and --text-field must name different fields"));
+impl Args {
+    /// How the flags say an input line becomes a document.
+    pub fn documents(&self) -> sh_core::Result<Documents> {
+        let json = self.json.then_some((self.text_field.as_str(), self.id_field.as_deref()));
+        Documents::new(self.with_id, json)
     }
+}
+
+pub fn run(args: Args) -> sh_core::Result<()> {
+    let mut documents = args.documents()?;
     let mut input = args.io.open_input()?;
     let mut output = args.io.create_output()?;
     let mut progress = Progress::new(args.quiet, "documents");
-    let result = tokenize_lines(&args, &mut input, &mut output, &mut progress);
+    let result = tokenize_lines(&args, &mut documents, &mut input, &mut output, &mut progress);
     // The bar goes away before an error message is printed.
     progress.finish();
     result?;
@@ -143,28 +150,16 @@ pub fn run(args: Args) -> sh_core::Result<()> {
 
 fn tokenize_lines(
     args: &Args,
+    documents: &mut Documents,
     input: &mut RecordReader,
     output: &mut Output,
     progress: &mut Progress,
 ) -> sh_core::Result<()> {
     let tokenizer = Tokenizer::new(args.mode, args.keep_case);
-    let mut json = args.json.then(|| JsonReader::new(&args.text_field, args.id_field.clone()));
     // One output line is built here and written with one call.
     let mut line = Vec::new();
-    let mut number = 0;
-    while let Some(record) = input.next_record()? {
-        number += 1;
-        let (id, text) = match &mut json {
-            Some(json) => {
-                let Document { id, text } = json.parse(number, record)?;
-                if id.is_some_and(<[u8]>::is_empty) {
-                    return Err(Error::input(number, EMPTY_ID, record));
-                }
-                (id, text)
-            }
-            None if args.with_id => split_nonempty_id(number, record)?,
-            None => (None, record),
-        };
+    while let Some((number, record)) = input.next_numbered()? {
+        let (id, text) = documents.split(number, record)?;
         line.clear();
         if let Some(id) = id {
             line.extend_from_slice(id);

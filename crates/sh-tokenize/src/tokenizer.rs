@@ -81,21 +81,40 @@ impl Tokenizer {
     /// the first or after the last. Any bytes are accepted; what is appended is valid UTF-8 and
     /// no token holds a space, TAB, CR or LF.
     pub fn tokenize(&self, text: &[u8], out: &mut Vec<u8>) {
+        self.tokenize_into(text, &mut Spaced { start: out.len() }, out);
+    }
+
+    /// Appends the tokens of `text` to `out` as [`Tokenizer::tokenize`] does, but separated by
+    /// `separator`, and hands each token to `each` once it is complete: `out` as it is then,
+    /// and where in it the token lies. (sh-fingerprint joins tokens by `_`, as shingles join
+    /// them, and learns where they are without looking for them.)
+    pub fn tokenize_each(
+        &self,
+        text: &[u8],
+        separator: u8,
+        out: &mut Vec<u8>,
+        each: impl FnMut(&[u8], std::ops::Range<usize>),
+    ) {
+        let mut told = Told { separator, token: out.len(), start: out.len(), each };
+        self.tokenize_into(text, &mut told, out);
+        told.close(out);
+    }
+
+    fn tokenize_into(&self, text: &[u8], tokens: &mut impl Tokens, out: &mut Vec<u8>) {
         if self.mode == Mode::Ascii {
-            self.tokenize_ascii(text, out);
+            self.tokenize_ascii(text, tokens, out);
         } else {
-            self.tokenize_unicode(text, out);
+            self.tokenize_unicode(text, tokens, out);
         }
     }
 
-    fn tokenize_ascii(&self, text: &[u8], out: &mut Vec<u8>) {
-        let start = out.len();
+    fn tokenize_ascii(&self, text: &[u8], tokens: &mut impl Tokens, out: &mut Vec<u8>) {
         out.reserve(text.len());
         let mut i = 0;
         while i < text.len() {
             let run = self.ascii_run(&text[i..]);
             if run > 0 {
-                open_token(start, out);
+                tokens.open(out);
                 self.push_run(&text[i..i + run], out);
                 i += run;
             } else {
@@ -120,8 +139,7 @@ impl Tokenizer {
         out.extend(run.iter().map(|&b| self.ascii[usize::from(b)].output));
     }
 
-    fn tokenize_unicode(&self, text: &[u8], out: &mut Vec<u8>) {
-        let start = out.len();
+    fn tokenize_unicode(&self, text: &[u8], tokens: &mut impl Tokens, out: &mut Vec<u8>) {
         out.reserve(text.len());
         // A mark with no token before it opens a token: in words and alpha mode letters may
         // follow it in the same run; in chars mode it stands alone.
@@ -133,7 +151,7 @@ impl Tokenizer {
                 match class {
                     Class::Run => {
                         if state != State::InRun {
-                            open_token(start, out);
+                            tokens.open(out);
                             state = State::InRun;
                         }
                         let run = self.ascii_run(&text[i..]);
@@ -142,7 +160,7 @@ impl Tokenizer {
                         continue;
                     }
                     Class::Single => {
-                        open_token(start, out);
+                        tokens.open(out);
                         out.push(output);
                         state = State::InSingle;
                     }
@@ -166,17 +184,17 @@ impl Tokenizer {
                     self.extend_char(ch, properties, bytes, out);
                 }
                 (Class::Run, _) => {
-                    open_token(start, out);
+                    tokens.open(out);
                     self.extend_char(ch, properties, bytes, out);
                     state = State::InRun;
                 }
                 (Class::Single, _) => {
-                    open_token(start, out);
+                    tokens.open(out);
                     self.extend_char(ch, properties, bytes, out);
                     state = State::InSingle;
                 }
                 (Class::Mark, State::Between) => {
-                    open_token(start, out);
+                    tokens.open(out);
                     self.extend_char(ch, properties, bytes, out);
                     state = after_lone_mark;
                 }
@@ -213,11 +231,52 @@ impl Tokenizer {
     }
 }
 
-/// Puts the space between two tokens; `start` is where this text's tokens began in `out`.
-#[inline]
-fn open_token(start: usize, out: &mut Vec<u8>) {
-    if out.len() > start {
-        out.push(b' ');
+/// What is done where a token starts.
+trait Tokens {
+    /// A token starts at the end of `out`.
+    fn open(&mut self, out: &mut Vec<u8>);
+}
+
+/// Tokens separated by spaces; `start` is where this text's tokens began in `out`.
+struct Spaced {
+    start: usize,
+}
+
+impl Tokens for Spaced {
+    #[inline]
+    fn open(&mut self, out: &mut Vec<u8>) {
+        if out.len() > self.start {
+            out.push(b' ');
+        }
+    }
+}
+
+/// Tokens separated by `separator`, each told to `each` when the next one opens or the text
+/// ends; `token` is where the last one opened began.
+struct Told<F> {
+    separator: u8,
+    start: usize,
+    token: usize,
+    each: F,
+}
+
+impl<F: FnMut(&[u8], std::ops::Range<usize>)> Told<F> {
+    /// Tells the last token, if there is one.
+    fn close(&mut self, out: &[u8]) {
+        if out.len() > self.token {
+            (self.each)(out, self.token..out.len());
+        }
+    }
+}
+
+impl<F: FnMut(&[u8], std::ops::Range<usize>)> Tokens for Told<F> {
+    #[inline]
+    fn open(&mut self, out: &mut Vec<u8>) {
+        if out.len() > self.start {
+            self.close(out);
+            out.push(self.separator);
+        }
+        self.token = out.len();
     }
 }
 
@@ -518,6 +577,30 @@ mod tests {
                     prop_assert!(spaces_between && !out.contains("  "), "{mode:?}: {out:?}");
                     prop_assert!(!out.contains(['\t', '\n', '\r']), "{mode:?}: {out:?}");
                 }
+            }
+        }
+
+        #[test]
+        fn tokens_told_one_by_one_are_the_tokens(text in arbitrary_text()) {
+            for mode in ALL_MODES {
+                let tokenizer = Tokenizer::new(mode, false);
+                let mut spaced = b"id\t".to_vec();
+                tokenizer.tokenize(&text, &mut spaced);
+                let mut joined = b"id\t".to_vec();
+                let mut told = Vec::new();
+                tokenizer.tokenize_each(&text, b'_', &mut joined, |so_far, token| {
+                    told.push(so_far[token].to_vec());
+                });
+                // Tokens hold no space: the spaces between them are what became `_`.
+                let expected: Vec<u8> =
+                    spaced.iter().map(|&b| if b == b' ' { b'_' } else { b }).collect();
+                prop_assert_eq!(&joined, &expected, "{:?}", mode);
+                let tokens: Vec<Vec<u8>> = spaced[3..]
+                    .split(|&b| b == b' ')
+                    .filter(|t| !t.is_empty())
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                prop_assert_eq!(told, tokens, "{:?}", mode);
             }
         }
 

@@ -89,7 +89,8 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
+/// `--max-df F`: a fraction above 0 and at most 1.
+pub fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
     match text.parse::<f64>() {
         Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
         _ => Err(format!("'{text}' is not a fraction above 0 and at most 1")),
@@ -114,11 +115,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 impl Args {
     /// The rule the flags ask for.
     pub fn rule(&self) -> Rule {
-        if self.max_df.is_none() && !self.idf {
-            Rule { floor: self.df_floor, ..DEFAULT_RULE }
-        } else {
-            Rule { max_df: self.max_df, floor: self.df_floor, idf: self.idf }
-        }
+        Rule::from_flags(self.max_df, self.df_floor, self.idf)
     }
 }
 

@@ -19,6 +19,18 @@ pub struct Rule {
     pub idf: bool,
 }
 
+impl Rule {
+    /// The rule of the flags --max-df, --df-floor and --idf: with neither --max-df nor --idf,
+    /// the default rule with the floor given.
+    pub fn from_flags(max_df: Option<f64>, floor: u64, idf: bool) -> Rule {
+        if max_df.is_none() && !idf {
+            Rule { floor, ..crate::DEFAULT_RULE }
+        } else {
+            Rule { max_df, floor, idf }
+        }
+    }
+}
+
 /// The table as the rule needs it.
 #[derive(Debug)]
 pub struct Weights {

@@ -1,0 +1,111 @@
+//! sh-fingerprint: text to simhash fingerprints in one process, equal byte for byte to the
+//! pipeline `sh-tokenize | sh-shingle | sh-hash | [sh-weight |] sh-compute`.
+//!
+//! - `args.rs`: the flags (the stages' own), the help text and the examples.
+//! - `fingerprinter.rs`: one document through the stages' library functions.
+//! - `parallel.rs`: chunks of lines on several threads, written in input order.
+
+mod args;
+mod fingerprinter;
+mod parallel;
+
+use std::io::Write;
+
+use sh_core::fingerprint::Width;
+use sh_core::progress::Progress;
+use sh_core::{Error, RecordReader, Result};
+use sh_tokenize::Tokenizer;
+use sh_weight::{Rule, Weights};
+
+pub use args::{Args, EXAMPLES};
+pub use fingerprinter::{Fingerprinter, Recipe, Table};
+pub use parallel::{fingerprint_in_order, Spread, CHUNK_BYTES};
+
+/// Runs the command: one fingerprint of `--bits` bits per input line.
+pub fn run(args: Args) -> Result<()> {
+    if args.weighted {
+        return Err(Error::usage(
+            "--weighted is not supported: text has no ITEM:WEIGHT items; for items that carry \
+             weights, run the stages (sh-hash --weighted | sh-compute)",
+        ));
+    }
+    let documents = {
+        let json = args.json.then_some((args.text_field.as_str(), args.id_field.as_deref()));
+        sh_tokenize::Documents::new(args.with_id, json)?
+    };
+    let table = match &args.df {
+        Some(path) => {
+            let rule = Rule::from_flags(args.max_df, args.df_floor, args.idf);
+            let weights = Weights::load(path, rule, args.capacity)?;
+            Some(Table { path: path.clone(), weights })
+        }
+        None => None,
+    };
+    let recipe = Recipe {
+        documents,
+        tokenizer: Tokenizer::new(args.mode, args.keep_case),
+        window: args.window as usize,
+        seed: args.seed,
+        table,
+    };
+    let mut input = args.io.open_input()?;
+    match args.bits {
+        Width::Bits64 => fingerprint::<1>(&args, &recipe, &mut input),
+        Width::Bits128 => fingerprint::<2>(&args, &recipe, &mut input),
+        Width::Bits256 => fingerprint::<4>(&args, &recipe, &mut input),
+    }
+}
+
+/// Fingerprints every line of `input` with fingerprints of `WORDS` words.
+fn fingerprint<const WORDS: usize>(
+    args: &Args,
+    recipe: &Recipe,
+    input: &mut RecordReader,
+) -> Result<()> {
+    let threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    let progress = Progress::new(args.quiet, "documents");
+    if threads == 1 {
+        return fingerprint_here::<WORDS>(args, recipe, input, progress);
+    }
+    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
+    fingerprint_in_order(
+        input,
+        || args.io.create_output(),
+        progress,
+        spread,
+        || {
+            let mut fingerprinter = Fingerprinter::<WORDS>::new(recipe);
+            move |line: u64, record: &[u8], out: &mut Vec<u8>| {
+                fingerprinter.document(line, record, out)
+            }
+        },
+    )
+}
+
+/// One thread does it all, reading, fingerprinting and writing.
+fn fingerprint_here<const WORDS: usize>(
+    args: &Args,
+    recipe: &Recipe,
+    input: &mut RecordReader,
+    mut progress: Progress,
+) -> Result<()> {
+    let mut fingerprinter = Fingerprinter::<WORDS>::new(recipe);
+    let written = (|| {
+        let mut output = args.io.create_output()?;
+        let mut line_out = Vec::new();
+        while let Some((line, record)) = input.next_numbered()? {
+            line_out.clear();
+            fingerprinter.document(line, record, &mut line_out)?;
+            output.write_all(&line_out).map_err(Error::writing)?;
+            progress.tick();
+        }
+        Ok(output)
+    })();
+    // The bar goes away before an error message is printed.
+    progress.finish();
+    written?.finish()
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -1,0 +1,289 @@
+//! Per-document work on several threads with the output in input order: the input is read in
+//! chunks of lines, each chunk handed whole to the next free thread, and the chunks written in
+//! the order they were read. A fixed number of chunks circulates between the reader, the
+//! threads and the writer, so memory stays bounded whatever the input: the reader waits for the
+//! writer to give a chunk back before it reads more.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Mutex, PoisonError};
+
+use sh_core::progress::Progress;
+use sh_core::{Error, Output, RecordReader, Result};
+
+/// Bytes of input per chunk, by default: a few milliseconds of work, so that handing a chunk
+/// over costs nothing by comparison, while the chunks in memory stay small.
+pub const CHUNK_BYTES: u32 = 256 * 1024;
+
+/// Chunks in circulation per thread: enough that a thread finds work while the writer waits
+/// for a slow chunk before it.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// How the work is spread.
+#[derive(Debug, Clone, Copy)]
+pub struct Spread {
+    pub threads: usize,
+    /// A chunk ends after the line that brings it to this many bytes (line endings counted).
+    pub chunk_bytes: usize,
+}
+
+/// Lines read together, then the output of their documents.
+#[derive(Debug, Default)]
+struct Chunk {
+    /// Its place in the input: chunks are written in this order.
+    number: u64,
+    /// The line number of its first line.
+    first_line: u64,
+    /// The lines, without their endings, one after another; `ends[i]` is where line i ends.
+    lines: Vec<u8>,
+    ends: Vec<usize>,
+    /// Reading failed after these lines.
+    read_error: Option<Error>,
+    /// The output lines of the documents done, in order.
+    out: Vec<u8>,
+    documents: u64,
+    /// The first error, after which no document of the chunk was done.
+    error: Option<Error>,
+}
+
+impl Chunk {
+    fn clear(&mut self, number: u64, first_line: u64, chunk_bytes: usize) {
+        self.number = number;
+        self.first_line = first_line;
+        // A long line made the buffers large; they need not stay so.
+        for buffer in [&mut self.lines, &mut self.out] {
+            buffer.clear();
+            buffer.shrink_to(2 * chunk_bytes);
+        }
+        self.ends.clear();
+        self.read_error = None;
+        self.documents = 0;
+        self.error = None;
+    }
+
+    fn size(&self) -> usize {
+        self.lines.len() + self.ends.len()
+    }
+
+    fn push(&mut self, line: &[u8]) {
+        self.lines.extend_from_slice(line);
+        self.ends.push(self.lines.len());
+    }
+
+    /// Does every line's document, stopping at the first error.
+    fn work(&mut self, document: &mut impl FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>) {
+        let mut start = 0;
+        for (n, &end) in self.ends.iter().enumerate() {
+            let kept = self.out.len();
+            if let Err(e) =
+                document(self.first_line + n as u64, &self.lines[start..end], &mut self.out)
+            {
+                self.out.truncate(kept);
+                self.error = Some(e);
+                return;
+            }
+            self.documents += 1;
+            start = end;
+        }
+        self.error = self.read_error.take();
+    }
+}
+
+/// Reads every line of `input`, hands it to `document` (with its line number and a buffer for
+/// its output line) on one of `spread.threads` threads, and writes the output lines to the
+/// output that `open_output` creates, in input order. `new_worker` makes each thread's
+/// `document`. At the first error (bad input, reading, writing) the output lines of the lines
+/// before it are written and the error returned, as a run on one thread would do.
+pub fn fingerprint_in_order<D, N>(
+    input: &mut RecordReader,
+    open_output: impl FnOnce() -> Result<Output> + Send,
+    progress: Progress,
+    spread: Spread,
+    new_worker: N,
+) -> Result<()>
+where
+    N: Fn() -> D + Sync,
+    D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
+{
+    let threads = spread.threads.max(1);
+    let (free, free_chunks) = channel();
+    for _ in 0..threads * CHUNKS_PER_THREAD {
+        let _ = free.send(Chunk::default());
+    }
+    let (to_do, chunks_to_do) = channel::<Chunk>();
+    let chunks_to_do = Mutex::new(chunks_to_do);
+    let (done, done_chunks) = channel::<Chunk>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (chunks_to_do, done, new_worker) = (&chunks_to_do, done.clone(), &new_worker);
+            scope.spawn(move || work(chunks_to_do, &done, new_worker()));
+        }
+        drop(done);
+        let writer = scope.spawn(move || write_in_order(done_chunks, free, open_output, progress));
+        read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1));
+        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Fills the chunks that come back free with lines and sends them to the threads, until the
+/// input ends, reading fails (the error goes with the last chunk) or the writer stops.
+fn read_chunks(
+    input: &mut RecordReader,
+    free_chunks: &Receiver<Chunk>,
+    to_do: Sender<Chunk>,
+    chunk_bytes: usize,
+) {
+    let mut number = 0;
+    loop {
+        let Ok(mut chunk) = free_chunks.recv() else {
+            return; // the writer stopped: an error, written or about to be
+        };
+        chunk.clear(number, input.line() + 1, chunk_bytes);
+        let mut ended = false;
+        while chunk.size() < chunk_bytes {
+            match input.next_record() {
+                Ok(Some(line)) => chunk.push(line),
+                Ok(None) => {
+                    ended = true;
+                    break;
+                }
+                Err(e) => {
+                    chunk.read_error = Some(e);
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if (!chunk.ends.is_empty() || chunk.read_error.is_some()) && to_do.send(chunk).is_err() {
+            return;
+        }
+        if ended {
+            return;
+        }
+        number += 1;
+    }
+}
+
+/// A thread's loop: takes the next chunk, does its documents, passes it to the writer.
+fn work<D>(chunks_to_do: &Mutex<Receiver<Chunk>>, done: &Sender<Chunk>, mut document: D)
+where
+    D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
+{
+    loop {
+        let next = chunks_to_do.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok(mut chunk) = next else {
+            return; // the input is all read
+        };
+        chunk.work(&mut document);
+        if done.send(chunk).is_err() {
+            return; // the writer stopped
+        }
+    }
+}
+
+/// Creates the output and writes the chunks in input order as they come done, giving each
+/// back to the reader once written; stops at the first error.
+fn write_in_order(
+    done_chunks: Receiver<Chunk>,
+    free: Sender<Chunk>,
+    open_output: impl FnOnce() -> Result<Output>,
+    mut progress: Progress,
+) -> Result<()> {
+    let written = (|| {
+        let mut output = open_output()?;
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        for chunk in done_chunks {
+            waiting.insert(chunk.number, chunk);
+            while let Some(mut chunk) = waiting.remove(&next) {
+                output.write_all(&chunk.out).map_err(Error::writing)?;
+                (0..chunk.documents).for_each(|_| progress.tick());
+                if let Some(e) = chunk.error.take() {
+                    return Err(e);
+                }
+                next += 1;
+                let _ = free.send(chunk);
+            }
+        }
+        Ok(output)
+    })();
+    // The bar goes away before an error message is printed.
+    progress.finish();
+    written?.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The output of `input` through `fingerprint_in_order` with a document function that
+    /// writes `LINE:TEXT` and fails on a line that says "bad".
+    fn run(input: &[u8], threads: usize, chunk_bytes: usize) -> (Vec<u8>, Option<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let mut reader = RecordReader::new(input.to_vec().leak() as &[u8], "test".into());
+        let spread = Spread { threads, chunk_bytes };
+        let result = fingerprint_in_order(
+            &mut reader,
+            || Output::create(&path),
+            Progress::new(true, "documents"),
+            spread,
+            || {
+                |line: u64, text: &[u8], out: &mut Vec<u8>| {
+                    if text == b"bad" {
+                        return Err(Error::input(line, "bad line", text));
+                    }
+                    out.extend_from_slice(format!("{line}:").as_bytes());
+                    out.extend_from_slice(text);
+                    out.push(b'\n');
+                    Ok(())
+                }
+            },
+        );
+        match result {
+            Ok(()) => (std::fs::read(&path).unwrap(), None),
+            // A failed run leaves no output file: what it wrote is gone with its temporary file.
+            Err(e) => (std::fs::read(&path).unwrap_or_default(), Some(e.to_string())),
+        }
+    }
+
+    fn numbered(lines: &[&str]) -> Vec<u8> {
+        lines
+            .iter()
+            .enumerate()
+            .flat_map(|(n, l)| format!("{}:{l}\n", n + 1).into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn every_line_in_input_order_whatever_the_threads_and_chunks() {
+        let lines: Vec<String> = (0..500).map(|i| "x".repeat(i % 37)).collect();
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let expected = numbered(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        for threads in [1, 2, 3, 8] {
+            for chunk_bytes in [1, 2, 40, 1000, 1 << 20] {
+                let (out, error) = run(input.as_bytes(), threads, chunk_bytes);
+                assert_eq!(error, None);
+                assert!(out == expected, "{threads} threads, chunks of {chunk_bytes} bytes");
+            }
+        }
+        assert_eq!(run(b"", 3, 10), (Vec::new(), None));
+        assert_eq!(run(b"a\r\nb", 2, 1), (numbered(&["a", "b"]), None));
+    }
+
+    #[test]
+    fn the_first_error_in_input_order_wins_and_no_output_file_is_left() {
+        let mut lines: Vec<&str> = vec!["ok"; 300];
+        lines[120] = "bad";
+        lines[250] = "bad";
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        for threads in [1, 2, 4] {
+            for chunk_bytes in [1, 7, 100] {
+                let (out, error) = run(input.as_bytes(), threads, chunk_bytes);
+                assert_eq!(error.as_deref(), Some("line 121: bad line: 'bad'"));
+                assert!(out.is_empty(), "the output file is replaced only on success");
+            }
+        }
+    }
+}

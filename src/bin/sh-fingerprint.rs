@@ -1,0 +1,3 @@
+fn main() {
+    sh_core::cli::run_main("sh-fingerprint", sh_fingerprint::run)
+}
