@@ -33,7 +33,7 @@ impl Random {
         (0..n)
             .map(|_| {
                 let r = self.next();
-                if r % 8 == 0 {
+                if r.is_multiple_of(8) {
                     return self.next();
                 }
                 let mut fp = bases[(r >> 3) as usize % bases.len()];

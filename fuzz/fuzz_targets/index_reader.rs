@@ -322,7 +322,7 @@ fn forge(index: &Path, bytes: &mut Bytes) {
     assert_eq!(encoded.len(), header_len);
     for _ in 0..header_changes {
         let at = (bytes.u64() % (header_len as u64 - 4)) as usize;
-        if bytes.u8() % 2 == 0 && at < 80 {
+        if bytes.u8().is_multiple_of(2) && at < 80 {
             // One of the header's u64 fields (records, first, line base, offsets) made up.
             let field = at / 8 * 8;
             encoded[field..field + 8].copy_from_slice(&bytes.edgy_u64().to_le_bytes());
