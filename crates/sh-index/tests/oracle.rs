@@ -194,7 +194,7 @@ fn the_adversarial_sets_in_every_layout() {
 
 #[test]
 fn a_corpus_of_many_blocks_in_every_layout() {
-    // 8,000 records (20 to 100 4 KiB blocks, directories of 9 bits), clusters of near
+    // 8,000 records (about 150 to 450 1 KiB blocks, directories of 9 bits), clusters of near
     // and identical fingerprints among random ones; queried with a sample of them, flipped.
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move || {
