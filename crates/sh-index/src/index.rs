@@ -210,20 +210,17 @@ pub fn lock(dir: &Path) -> Result<fs::File> {
         }
         Err(fs::TryLockError::Error(e)) => return Err(failed(e)),
     }
-    // Segments are strays only when a readable manifest does not list them; with no manifest
-    // or a damaged one, only temporary files are.
-    let listed: Option<Vec<String>> = match read_manifest(dir).map(|b| Manifest::decode(&b)) {
-        Ok(Ok(manifest)) => Some(manifest.segments.iter().map(SegmentEntry::file_name).collect()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Some(Vec::new()),
-        _ => None,
-    };
     for entry in fs::read_dir(dir).map_err(failed)?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let unlisted = listed.as_ref().is_some_and(|listed| !listed.contains(&name));
-        let stray = is_temporary(&name) || (is_segment_name(&name) && unlisted);
-        if stray {
+        if is_temporary(&entry.file_name().to_string_lossy()) {
             let _ = fs::remove_file(entry.path());
         }
+    }
+    // Segments are strays only when a readable manifest does not list them; with a damaged
+    // manifest, none is.
+    match read_manifest(dir).map(|b| Manifest::decode(&b)) {
+        Ok(Ok(manifest)) => remove_unlisted(dir, &manifest.segments),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => remove_unlisted(dir, &[]),
+        _ => {}
     }
     Ok(file)
 }
@@ -286,10 +283,7 @@ pub fn create(dir: &Path, k: u32, batch: Batch, names: IndexNames, lines: u64) -
     manifest.lines = lines;
     append_segment(dir, &mut manifest, batch)?;
     write_manifest(dir, &manifest)?;
-    let kept: Vec<u64> = manifest.segments.iter().map(|s| s.number).collect();
-    for number in old.into_iter().filter(|n| !kept.contains(n)) {
-        let _ = fs::remove_file(dir.join(segment_file_name(number)));
-    }
+    remove_unlisted(dir, &manifest.segments);
     Ok(())
 }
 
@@ -313,7 +307,7 @@ pub fn compact(index: &Index) -> Result<()> {
     let batch = Batch { fingerprints, names, first: 0, line_base: 0 };
     append_segment(index.dir(), &mut manifest, batch)?;
     write_manifest(index.dir(), &manifest)?;
-    remove_segments(index.dir(), &old.segments);
+    remove_unlisted(index.dir(), &manifest.segments);
     Ok(())
 }
 
@@ -354,10 +348,15 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<()> {
     Ok(())
 }
 
-/// Removes segment files no longer listed (a failure leaves a stray file, not a wrong index).
-fn remove_segments(dir: &Path, segments: &[SegmentEntry]) {
-    for segment in segments {
-        let _ = fs::remove_file(dir.join(segment.file_name()));
+/// Removes the segment files that `listed` (the segments of the manifest in place) does not
+/// hold. A failure leaves a stray file, not a wrong index.
+fn remove_unlisted(dir: &Path, listed: &[SegmentEntry]) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_segment_name(&name) && !listed.iter().any(|s| s.file_name() == name) {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
