@@ -1,6 +1,6 @@
 complete -c sh-pairs -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
 complete -c sh-pairs -s o -l output -d 'Write to FILE, which is replaced only when the command succeeds (\'-\' is standard output)' -r -F
-complete -c sh-pairs -s k -s d -l distance -d 'Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for 128 bits and 40 with --word-k 7 for 256. A K given here is searched exactly unless --word-k is given too' -r
+complete -c sh-pairs -s k -s d -l distance -d 'Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for 128 bits and 44 with --word-k 7 for 256. A K given here is searched exactly unless --word-k is given too' -r
 complete -c sh-pairs -l word-k -d 'Wide fingerprints: report a pair only if some 64-bit word is within this many bits too (faster, approximate; the recall is in DESCRIPTION). Default: 8 (128 bits) or 7 (256) without -k; exact, floor(K / words), with it' -r
 complete -c sh-pairs -s b -l blocks -d 'Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size' -r
 complete -c sh-pairs -s j -l threads -d 'Search with N threads [default: all cores]' -r

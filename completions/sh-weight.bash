@@ -23,7 +23,7 @@ _sh__weight() {
 
     case "${cmd}" in
         sh__weight)
-            opts="-i -o -q -h -V --input --output --df --max-df --df-floor --idf --weighted --capacity --quiet --help --version"
+            opts="-i -o -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --weighted --capacity --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -54,6 +54,10 @@ _sh__weight() {
                     return 0
                     ;;
                 --df-floor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tf)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -3,6 +3,7 @@ complete -c sh-weight -s o -l output -d 'Write to FILE, which is replaced only w
 complete -c sh-weight -l df -d 'The document-frequency table of the corpus, as sh-df writes it' -r -F
 complete -c sh-weight -l max-df -d 'Leave out items found in more than this fraction of the documents (0 < F <= 1)' -r
 complete -c sh-weight -l df-floor -d 'Never leave out an item found in N documents or fewer, whatever --max-df says' -r
+complete -c sh-weight -l max-tf -d 'Keep at most N occurrences of an item in one document (0: every occurrence)' -r
 complete -c sh-weight -l capacity -d 'Hold at most N items of the table' -r
 complete -c sh-weight -l idf -d 'Weigh every item kept by ln(N / df): ITEM:WEIGHT'
 complete -c sh-weight -l weighted -d 'Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)'

@@ -39,23 +39,28 @@ MAX_K = 12
 VARIANTS = {
     "plain": None,
     "--df alone": [],
-    "max-df 0.01": ["--max-df", "0.01", "--df-floor", "0"],
-    "max-df 0.02": ["--max-df", "0.02", "--df-floor", "0"],
-    "max-df 0.05": ["--max-df", "0.05", "--df-floor", "0"],
-    "max-df 0.1": ["--max-df", "0.1", "--df-floor", "0"],
-    "max-df 0.2": ["--max-df", "0.2", "--df-floor", "0"],
-    "idf": ["--idf"],
-    "idf + max-df 0.05": ["--idf", "--max-df", "0.05", "--df-floor", "0"],
-    "idf + max-df 0.1": ["--idf", "--max-df", "0.1", "--df-floor", "0"],
-    "max-df 0.01, floor 50": ["--max-df", "0.01", "--df-floor", "50"],
-    "max-df 0.02, floor 50": ["--max-df", "0.02", "--df-floor", "50"],
+    "max-df 0.01": ["--max-df", "0.01", "--df-floor", "0", "--max-tf", "0"],
+    "max-df 0.02": ["--max-df", "0.02", "--df-floor", "0", "--max-tf", "0"],
+    "max-df 0.05": ["--max-df", "0.05", "--df-floor", "0", "--max-tf", "0"],
+    "max-df 0.1": ["--max-df", "0.1", "--df-floor", "0", "--max-tf", "0"],
+    "max-df 0.2": ["--max-df", "0.2", "--df-floor", "0", "--max-tf", "0"],
+    "idf": ["--idf", "--max-tf", "0"],
+    "idf + max-df 0.05": ["--idf", "--max-df", "0.05", "--df-floor", "0", "--max-tf", "0"],
+    "idf + max-df 0.1": ["--idf", "--max-df", "0.1", "--df-floor", "0", "--max-tf", "0"],
+    "max-df 0.01, floor 50": ["--max-df", "0.01", "--df-floor", "50", "--max-tf", "0"],
+    "max-df 0.02, floor 50": ["--max-df", "0.02", "--df-floor", "50", "--max-tf", "0"],
+    # --max-tf N: at most N occurrences of an item in one document (sh-weight's default: 8).
+    "max-df 0.02, floor 50, max-tf 4": ["--max-df", "0.02", "--df-floor", "50", "--max-tf", "4"],
+    "max-df 0.02, floor 50, max-tf 8": ["--max-df", "0.02", "--df-floor", "50", "--max-tf", "8"],
+    "max-tf 8": ["--max-df", "1", "--df-floor", "0", "--max-tf", "8"],
+    "max-tf 1": ["--max-df", "1", "--df-floor", "0", "--max-tf", "1"],
 }
 # The same, with one table per site (the real pages' source: what precedes ':' in the id), each
 # site's documents weighed by its own table; run on the real pages only.
 SITE_VARIANTS = {
-    "per-site max-df 0.05": ["--max-df", "0.05", "--df-floor", "0"],
-    "per-site max-df 0.2": ["--max-df", "0.2", "--df-floor", "0"],
-    "per-site idf": ["--idf"],
+    "per-site max-df 0.05": ["--max-df", "0.05", "--df-floor", "0", "--max-tf", "0"],
+    "per-site max-df 0.2": ["--max-df", "0.2", "--df-floor", "0", "--max-tf", "0"],
+    "per-site idf": ["--idf", "--max-tf", "0"],
 }
 CHECK_SET = "realpages-2"  # where --check-weights compares the command with the prototype
 THRESHOLDS = [0.5, 0.6, 0.7, 0.8, 0.9]
@@ -93,8 +98,9 @@ def python_weights(table, flags, source, target):
     """What sh-weight --df TABLE FLAGS does, as its manual tells: --max-df F leaves out items in
     more than max(F * N, --df-floor) documents (floor 50 unless given); --idf writes
     ITEM:ln(N/df) with four decimals (an item not in the table weighs as the rarest; one
-    rounding to 0 is left out); neither: --max-df 0.02; a document whose every item would go
-    keeps all of them."""
+    rounding to 0 is left out); neither: --max-df 0.02; --max-tf N (8 unless given, 0: no
+    limit) keeps the first N occurrences of an item in a document; a document whose every item
+    would go keeps all of them (up to N occurrences each)."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
@@ -102,6 +108,15 @@ def python_weights(table, flags, source, target):
     if max_df is None and not idf:
         max_df = 0.02
     limit = max(max_df * n, floor) if max_df is not None else math.inf
+    max_tf = int(flags[flags.index("--max-tf") + 1]) if "--max-tf" in flags else 8
+    max_tf = max_tf or math.inf
+
+    def capped(items):
+        seen = {}
+        for item in items:
+            seen[item] = seen.get(item, 0) + 1
+            if seen[item] <= max_tf:
+                yield item
     rarest = min(df.values()) if df else 1
     with open(source, encoding="utf-8") as f, open(target, "w", encoding="utf-8") as out:
         for line in f:
@@ -109,10 +124,8 @@ def python_weights(table, flags, source, target):
             doc_id, tab, payload = line.rpartition("\t")
             items = payload.split()
             kept = []
-            for item in items:
+            for item in capped(item for item in items if df.get(item, rarest) <= limit):
                 count = df.get(item, rarest)
-                if count > limit:
-                    continue
                 if idf:
                     weight = round(math.log(n / count), 4)
                     if weight == 0:
@@ -121,7 +134,7 @@ def python_weights(table, flags, source, target):
                 else:
                     kept.append(item)
             if not kept:
-                kept = items
+                kept = list(capped(items))
             out.write(doc_id + tab + " ".join(kept) + "\n")
 
 

@@ -42,7 +42,8 @@ SETS = ["synthetic", "licenses", "cjk", "realpages-2", "realpages-5", "zipf"]
 LABEL = {"synthetic": "English synthetic", "licenses": "licenses", "cjk": "Chinese synthetic",
          "realpages-2": "real pages 2%", "realpages-5": "real pages 5%", "zipf": "zipf corpus"}
 WINDOWS = [2, 3, 4]
-PIPELINES = {"plain": None, "df": []}  # None: sh-compute < hashes; []: sh-weight --df df (its defaults)
+PIPELINES = {"plain": None, "df": [], "dfall": ["--max-tf", "0"]}  # None: sh-compute < hashes; []: sh-weight --df df
+# (its defaults); "dfall": the same without the limit on repeated items (--max-tf 0), as before it existed
 WIDTHS = [64, 128, 256]
 MAX_K = {64: 16, 128: 48, 256: 72}  # every K 0..MAX_K is scored
 WORD_KS = [3, 4, 5, 6, 7, 8]  # the approximate rule's per-word k (wide widths); "exact" beside

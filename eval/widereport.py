@@ -274,7 +274,7 @@ class Tables:
                  "| bits | K | rule | cost (4 or 2 word searches at k, s per 1M) | met | " +
                  " | ".join(f"{LABEL[n]} {c}" for n, c in cols) + " |",
                  "|---|---|---|---|---|" + "---|" * len(cols)]
-        for bits, ks in ((128, (16, 18, 20, 22, 24)), (256, (32, 36, 38, 40, 44, 48))):
+        for bits, ks in ((128, (16, 18, 20, 22, 24)), (256, (32, 36, 38, 40, 42, 44, 46, 48))):
             words = bits // 64
             for k in ks:
                 for word_k in (5, 6, 7, 8, None):
@@ -342,6 +342,9 @@ class Tables:
             for k in ks:
                 configs.append((f"{bits} bits, K {k}, df", bits, w, pipe, k, "exact"))
         configs += [("256 bits, K 40, word-k 7, df", 256, w, pipe, 40, "k7"),
+                    ("256 bits, K 44, word-k 7, df", 256, w, pipe, 44, "k7"),
+                    ("256 bits, K 40, word-k 7, df without --max-tf", 256, w, "dfall", 40, "k7"),
+                    ("256 bits, K 44, word-k 7, df without --max-tf", 256, w, "dfall", 44, "k7"),
                     ("256 bits, K 44, word-k 8, df", 256, w, pipe, 44, "k8"),
                     ("256 bits, K 48, df", 256, w, pipe, 48, "exact"),
                     ("256 bits, K 52, df", 256, w, pipe, 52, "exact"),
@@ -374,6 +377,10 @@ class Tables:
         configs += [(f"256, K {k}, df", 256, w, pipe, k, "exact") for k in (48, 52)]
         configs += [("256, K 32, word-k 6, df", 256, w, pipe, 32, "k6"), ("256, K 40, word-k 6, df", 256, w, pipe, 40, "k6"),
                     ("256, K 40, word-k 7, df", 256, w, pipe, 40, "k7"), ("256, K 44, word-k 8, df", 256, w, pipe, 44, "k8"),
+                    ("256, K 44, word-k 7, df", 256, w, pipe, 44, "k7"),
+                    ("256, K 40, word-k 7, df without --max-tf", 256, w, "dfall", 40, "k7"),
+                    ("256, K 44, word-k 7, df without --max-tf", 256, w, "dfall", 44, "k7"),
+                    ("128, K 20, word-k 8, df without --max-tf", 128, w, "dfall", 20, "k8"),
                     ("128, K 20, word-k 8, df", 128, w, pipe, 20, "k8"), ("256, K 48, w 3, df", 256, 3, pipe, 48, "exact")]
         cols = [c for c in NEAR if c[0] in self.names]
         lines = ["## Near duplicates per edit rate (w = 2; P / R / F1 on the bases, negatives and that "

@@ -62,6 +62,19 @@ fn corpus() -> impl Strategy<Value = String> {
         .prop_map(|docs| docs.iter().map(|d| d.clone() + "\n").collect())
 }
 
+/// The first `limit` occurrences of each item (all when 0), in order: what --max-tf keeps.
+fn first_occurrences<'a>(items: impl IntoIterator<Item = &'a str>, limit: u32) -> Vec<&'a str> {
+    let mut seen: BTreeMap<&str, u32> = BTreeMap::new();
+    items
+        .into_iter()
+        .filter(|i| {
+            let n = seen.entry(i).or_default();
+            *n += 1;
+            limit == 0 || *n <= limit
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -121,9 +134,10 @@ proptest! {
 
     /// sh-weight writes one line per input line with its id, whatever the rule; with --max-df
     /// it keeps exactly the items at or below the fraction (all of them when none is left),
-    /// and with --idf every item it writes carries ln(N / df).
+    /// with --max-tf the first occurrences of each item only, and with --idf every item it
+    /// writes carries ln(N / df).
     #[test]
-    fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10) {
+    fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4) {
         let dir = tempfile::tempdir().unwrap();
         let table = dir.path().join("df");
         run("sh-df", &["-o", path_str(&table)], docs.clone()).success();
@@ -134,17 +148,22 @@ proptest! {
             .collect();
         let f = f64::from(fraction) / 10.0;
         let f_text = f.to_string();
-        // Each rule with the fraction and floor that it means: --df alone is --max-df 0.02
-        // --df-floor 50, and the floor of 50 holds unless another is given.
-        let rules: [(Vec<&str>, f64, f64); 6] = [
-            (vec![], 0.02, 50.0),
-            (vec!["--max-df", &f_text], f, 50.0),
-            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0),
-            (vec!["--max-df", &f_text, "--df-floor", "2"], f, 2.0),
-            (vec!["--idf"], 1.0, 0.0),
-            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0),
+        let tf_text = max_tf.to_string();
+        let default_tf = sh_weight::DEFAULT_MAX_TF;
+        // Each rule with the fraction, floor and occurrence limit that it means (0: none): --df
+        // alone is --max-df 0.02 --df-floor 50 --max-tf 8, and the floor of 50 and the limit of
+        // 8 hold unless others are given.
+        let rules: [(Vec<&str>, f64, f64, u32); 8] = [
+            (vec![], 0.02, 50.0, default_tf),
+            (vec!["--max-df", &f_text], f, 50.0, default_tf),
+            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf),
+            (vec!["--max-df", &f_text, "--df-floor", "2", "--max-tf", &tf_text], f, 2.0, max_tf),
+            (vec!["--idf"], 1.0, 0.0, default_tf),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf),
+            (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf),
+            (vec!["--max-tf", &tf_text], 0.02, 50.0, max_tf),
         ];
-        for (args, max_df, floor) in rules {
+        for (args, max_df, floor, limit) in rules {
             let mut full = vec!["--df", path_str(&table)];
             full.extend(args.iter().copied());
             let got = run("sh-weight", &full, docs.clone());
@@ -159,19 +178,20 @@ proptest! {
                 prop_assert_eq!(id_in, id_out);
                 let items: Vec<&str> = payload.split(' ').filter(|i| !i.is_empty()).collect();
                 let idf = args.contains(&"--idf");
-                let kept: Vec<&str> = items.iter().copied()
-                    .filter(|i| df[i] <= (max_df * documents).floor().max(floor))
+                let kept: Vec<&str> = first_occurrences(items.iter().copied()
+                    .filter(|i| df[i] <= (max_df * documents).floor().max(floor)), limit)
+                    .into_iter()
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
                     .collect();
                 let written: Vec<&str> = written.split(' ').filter(|i| !i.is_empty()).collect();
                 if kept.is_empty() {
-                    prop_assert_eq!(written, items, "all would go: all stay, as they came");
+                    prop_assert_eq!(written, first_occurrences(items, limit), "all would go: all stay, as they came, {:?}", args);
                 } else if idf {
                     let expected: Vec<String> = kept.iter()
                         .map(|i| format!("{i}:{:.4}", (documents / df[i]).ln())).collect();
                     prop_assert_eq!(written, expected);
                 } else {
-                    prop_assert_eq!(written, kept);
+                    prop_assert_eq!(written, kept, "{:?}", args);
                 }
             }
         }

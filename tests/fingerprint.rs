@@ -28,7 +28,7 @@ struct Combo {
 const PLAIN: Combo =
     Combo { tokenize: &[], shingle: &[], hash: &[], weight: None, compute: &[], json: false };
 
-const COMBOS: [Combo; 7] = [
+const COMBOS: [Combo; 8] = [
     PLAIN,
     Combo { tokenize: &["--with-id"], shingle: &["-w", "3"], ..PLAIN },
     Combo {
@@ -57,6 +57,13 @@ const COMBOS: [Combo; 7] = [
         ..PLAIN
     },
     Combo { tokenize: &["--with-id", "-m", "alpha"], weight: Some(&["--df-floor", "1"]), ..PLAIN },
+    Combo {
+        tokenize: &["-m", "chars"],
+        shingle: &["-w", "1"],
+        weight: Some(&["--max-tf", "2", "--max-df", "1"]),
+        compute: &["--bits", "256"],
+        ..PLAIN
+    },
 ];
 
 /// What a run of the pipeline or of sh-fingerprint left: stdout, the exit status, and the
@@ -441,5 +448,5 @@ fn the_stages_flags_are_its_flags() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 14, "the flags of the stages");
+    assert_eq!(checked, 15, "the flags of the stages");
 }

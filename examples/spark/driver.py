@@ -96,6 +96,7 @@ def parse_args(argv):
     p.add_argument("--max-df", type=float, help="sh-weight --max-df (with --df)")
     p.add_argument("--df-floor", type=int, help="sh-weight --df-floor (with --df)")
     p.add_argument("--idf", action="store_true", help="sh-weight --idf (with --df)")
+    p.add_argument("--max-tf", type=int, help="sh-weight --max-tf (with --df)")
     p.add_argument("--df-capacity", type=int, default=1000000,
                    help="sh-df --capacity: the most items in the table (with --df)")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
@@ -126,8 +127,9 @@ def parse_args(argv):
             p.error("need 0 <= K < B <= 64")
         p.error("need k < B <= 64, k = %d the k of each word's search (floor(K/%d) or --word-k)"
                 % (args.k_per_word, args.bits // 64))
-    if (args.max_df is not None or args.df_floor is not None or args.idf) and not args.df:
-        p.error("--max-df, --df-floor and --idf go with --df")
+    if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None) \
+            and not args.df:
+        p.error("--max-df, --df-floor, --idf and --max-tf go with --df")
     if args.bin_dir is None:
         found = shutil.which("sh-pairs")
         if found is None:
@@ -137,7 +139,7 @@ def parse_args(argv):
 
 
 # sh-pairs' default K and --word-k for each width (crates/sh-pairs/src/wide.rs, default_rule).
-DEFAULT_RULE = {64: (6, None), 128: (20, 8), 256: (40, 7)}
+DEFAULT_RULE = {64: (6, None), 128: (20, 8), 256: (44, 7)}
 
 
 def word_k(args):
@@ -295,6 +297,7 @@ def run(sc, args):
         weight_flags = ["--quiet"] + (["--max-df", repr(args.max_df)] if args.max_df is not None else [])
         weight_flags += ["--df-floor", str(args.df_floor)] if args.df_floor is not None else []
         weight_flags += ["--idf"] if args.idf else []
+        weight_flags += ["--max-tf", str(args.max_tf)] if args.max_tf is not None else []
         broadcast = sc.broadcast(df_table)
         hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
     fingerprints = pipe(hashes, command(args, "sh-compute", *compute_flags)).persist(

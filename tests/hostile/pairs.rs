@@ -88,7 +88,7 @@ pub(super) fn pairs_rows() -> Vec<Row> {
             &["--map", "-b", "7"],
             format!("{W256_ZERO}\n"),
             "sh-pairs: error: --blocks (7) must be greater than the k of each word's search (7: \
-             --word-k, with K = 40) for 256-bit fingerprints",
+             --word-k, with K = 44) for 256-bit fingerprints",
         ),
         line_error(
             p,

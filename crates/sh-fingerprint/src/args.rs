@@ -97,6 +97,10 @@ pub struct Args {
     #[arg(long, requires = "df")]
     pub idf: bool,
 
+    /// With --df, keep at most N occurrences of an item in one document (0: every occurrence)
+    #[arg(long, value_name = "N", default_value_t = sh_weight::DEFAULT_MAX_TF, requires = "df")]
+    pub max_tf: u32,
+
     /// With --df, hold at most N items of the table
     #[arg(long, value_name = "N", default_value_t = sh_df::DEFAULT_CAPACITY,
           value_parser = sh_df::parse_capacity, requires = "df")]

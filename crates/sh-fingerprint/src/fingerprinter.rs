@@ -10,7 +10,7 @@ use sh_core::number::push_u64;
 use sh_core::{Error, Result};
 use sh_shingle::ShingleWindow;
 use sh_tokenize::{Documents, Tokenizer};
-use sh_weight::Weights;
+use sh_weight::{Repeats, Weights};
 
 /// What every document goes through: the flags, read once and shared by every thread.
 #[derive(Debug)]
@@ -41,6 +41,8 @@ pub struct Fingerprinter<'r, const WORDS: usize> {
     /// With a table: the document's hashes as sh-hash writes them, and as sh-weight writes them.
     hashes: Vec<u8>,
     weighed: Vec<u8>,
+    /// sh-weight's scratch for its --max-tf limit.
+    repeats: Repeats,
 }
 
 impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
@@ -53,6 +55,7 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
             tokens: Vec::new(),
             hashes: Vec::new(),
             weighed: Vec::new(),
+            repeats: Repeats::default(),
         }
     }
 
@@ -103,7 +106,7 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
                     push_hash(shingle);
                 }
                 self.weighed.clear();
-                weights.apply(hashes, false, line, &mut self.weighed)?;
+                weights.apply(hashes, false, line, &mut self.weighed, &mut self.repeats)?;
                 sh_compute::add_items(&mut self.simhash, line, &self.weighed)?;
             }
         }

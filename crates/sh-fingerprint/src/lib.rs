@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let table = match &args.df {
         Some(path) => {
-            let rule = Rule::from_flags(args.max_df, args.df_floor, args.idf);
+            let rule = Rule::from_flags(args.max_df, args.df_floor, args.idf, args.max_tf);
             let weights = Weights::load(path, rule, args.capacity)?;
             Some(Table { path: path.clone(), weights })
         }

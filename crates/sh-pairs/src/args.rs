@@ -42,7 +42,7 @@ exact. A candidate is reported by the first word within k bits, so each pair com
 --word-k k searches each word within a smaller k: faster, and a pair within K is found only \
 if some word is within k bits. Without -k the default is chosen for the width from our \
 evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 with --word-k 8 for 128 \
-bits; K = 40 with --word-k 7 for 256 bits, which finds nearly every copy with up to 2% of its \
+bits; K = 44 with --word-k 7 for 256 bits, which finds nearly every copy with up to 2% of its \
 words edited and most with 5%, at about 7 times the cost of a 64-bit search with K = 6 (10M documents). \
 A -k given alone is exact: -k 52 on 256 bits reached MinHash LSH's F1 on copies with up to \
 5% of their words edited in every set of our evaluation but the license texts, and searches \
@@ -113,7 +113,7 @@ pub struct Args {
     /// Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The
     /// default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token
     /// shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for
-    /// 128 bits and 40 with --word-k 7 for 256. A K given here is searched exactly unless
+    /// 128 bits and 44 with --word-k 7 for 256. A K given here is searched exactly unless
     /// --word-k is given too
     #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
           value_parser = clap::value_parser!(u32).range(0..=255))]
@@ -183,8 +183,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
-    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 40 bits in total with a word within 7 bits (the defaults for that width)."),
-    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: faster, but about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
+    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 44 bits in total with a word within 7 bits (the defaults for that width)."),
+    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: as fast as the default, and about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
     ("sh-pairs --map -b 12 < fp-256.tsv | LC_ALL=C sort | sh-pairs --reduce -b 12", "The same on 256-bit fingerprints: the pairs within 32 bits in total, 4 * C(12, 8) = 1980 map lines a record."),
 ];

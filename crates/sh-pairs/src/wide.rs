@@ -235,13 +235,13 @@ impl OnPair for WordPairs<'_> {
 
 /// The defaults of sh-pairs for fingerprints of each width, when no -k is given: K, and the k
 /// of each word's search. Chosen by the evaluation (docs/QUALITY.md, "Wide fingerprints"):
-/// with 2-token shingles and corpus statistics, the most of issue #12's figures met at the
-/// least cost. An explicit -k searches exactly unless --word-k is given too.
+/// with 2-token shingles and corpus statistics (`sh-weight --df`, with its limit on repeated
+/// items), the most of issue #12's figures met at the least cost. An explicit -k searches exactly unless --word-k is given too.
 pub fn default_rule(words: usize) -> (u32, Option<u32>) {
     match words {
         1 => (6, None),
         2 => (20, Some(8)),
-        _ => (40, Some(7)),
+        _ => (44, Some(7)),
     }
 }
 

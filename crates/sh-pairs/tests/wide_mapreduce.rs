@@ -364,7 +364,7 @@ fn the_command_line_on_wide_fingerprints() {
         let flag = |name: &str| -> Option<u32> {
             flags.windows(2).find(|w| w[0] == name).map(|w| w[1].parse().unwrap())
         };
-        // Without -k, the defaults of the width (K 40, --word-k 7 for 256 bits).
+        // Without -k, the defaults of the width (K 44, --word-k 7 for 256 bits).
         let rule = rule_for(4, flag("-k"), flag("--word-k")).unwrap();
         let names: Vec<String> = (1..=3).map(|i: usize| i.to_string()).collect();
         let expected = expected(&fps, &names, rule.k, rule.word_k);

@@ -11,10 +11,17 @@ use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
-pub use weights::{Rule, Weights};
+pub use weights::{Repeats, Rule, Weights};
 
 /// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
-pub const DEFAULT_RULE: Rule = Rule { max_df: Some(0.02), floor: DEFAULT_FLOOR, idf: false };
+pub const DEFAULT_RULE: Rule =
+    Rule { max_df: Some(0.02), floor: DEFAULT_FLOOR, idf: false, max_tf: Some(DEFAULT_MAX_TF) };
+
+/// `--max-tf` when not given: an item counts at most this many times in one document. A
+/// document that repeats one item hundreds of times (a hex dump, a table of one row pattern)
+/// would otherwise have a fingerprint of that item alone; chosen from the evaluation in
+/// docs/QUALITY.md.
+pub const DEFAULT_MAX_TF: u32 = 8;
 
 /// `--df-floor` when not given: an item in at most this many documents is never left out. The
 /// shared text of a large family of near duplicates must not go (a small corpus has few
@@ -41,9 +48,16 @@ in every document) is left out, as it would change nothing. The two combine. Wit
 --df alone does what the evaluation found best across web pages, documentation, licenses and \
 Chinese text (docs/QUALITY.md in the source): --max-df 0.02 with the floor of 50.
 
-A document whose every item would be left out keeps all its items, as they came: a page made \
-only of common text (navigation alone, an empty template) still gets the fingerprint of that \
-text, so such pages match each other instead of vanishing.
+--max-tf N (default 8) keeps at most N occurrences of an item in one document, the first N, \
+and leaves out the rest (with --weighted, occurrences of the same ITEM whatever their weights); \
+0 keeps every occurrence. sh-compute counts every occurrence, so a document that repeats one \
+item hundreds of times (a hex dump, a table of one row pattern) would get a fingerprint of that \
+item alone, and match every other document that repeats it. The limit applies with or without \
+--max-df and --idf; the evaluation found 3 to 8 alike, and 8 the best for Chinese text.
+
+A document whose every item would be left out keeps all its items, as they came (up to --max-tf \
+occurrences each): a page made only of common text (navigation alone, an empty template) still \
+gets the fingerprint of that text, so such pages match each other instead of vanishing.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.";
@@ -74,6 +88,10 @@ pub struct Args {
     /// Weigh every item kept by ln(N / df): ITEM:WEIGHT
     #[arg(long)]
     pub idf: bool,
+
+    /// Keep at most N occurrences of an item in one document (0: every occurrence)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TF)]
+    pub max_tf: u32,
 
     /// Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)
     #[arg(long)]
@@ -115,7 +133,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 impl Args {
     /// The rule the flags ask for.
     pub fn rule(&self) -> Rule {
-        Rule::from_flags(self.max_df, self.df_floor, self.idf)
+        Rule::from_flags(self.max_df, self.df_floor, self.idf, self.max_tf)
     }
 }
 
@@ -130,10 +148,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = args.io.create_output()?;
     let mut progress = Progress::new(args.quiet, "documents weighted");
     let mut line_out = Vec::new();
+    let mut repeats = Repeats::default();
     while let Some((line, record)) = input.next_numbered()? {
         let (id, payload) = split_nonempty_id(line, record)?;
         line_out.clear();
-        weights.apply(payload, args.weighted, line, &mut line_out)?;
+        weights.apply(payload, args.weighted, line, &mut line_out, &mut repeats)?;
         write_id(&mut out, id)
             .and_then(|()| out.write_all(&line_out))
             .and_then(|()| out.write_all(b"\n"))

@@ -1,14 +1,18 @@
 //! What sh-weight does to one document's items, given the document-frequency table.
 
+use std::hash::BuildHasher;
 use std::io::Write;
 use std::path::Path;
 
+use foldhash::fast::FixedState;
+use hashbrown::hash_table::{Entry, HashTable};
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::record::items;
 use sh_core::{Error, Result};
 use sh_df::{read_table, ItemCounts};
 
-/// What is done to the items: drop the common ones, weigh by IDF, or both.
+/// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
+/// so many occurrences of an item in one document.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rule {
     /// Leave out items found in more than this fraction of the documents...
@@ -17,16 +21,65 @@ pub struct Rule {
     pub floor: u64,
     /// Weigh every item kept by log(N / df).
     pub idf: bool,
+    /// Leave out the occurrences of an item after this many in one document (`None`: keep
+    /// them all).
+    pub max_tf: Option<u32>,
 }
 
 impl Rule {
-    /// The rule of the flags --max-df, --df-floor and --idf: with neither --max-df nor --idf,
-    /// the default rule with the floor given.
-    pub fn from_flags(max_df: Option<f64>, floor: u64, idf: bool) -> Rule {
+    /// The rule of the flags --max-df, --df-floor, --idf and --max-tf (0: no limit): with
+    /// neither --max-df nor --idf, the default rule with the floor given.
+    pub fn from_flags(max_df: Option<f64>, floor: u64, idf: bool, max_tf: u32) -> Rule {
+        let max_tf = (max_tf > 0).then_some(max_tf);
         if max_df.is_none() && !idf {
-            Rule { floor, ..crate::DEFAULT_RULE }
+            Rule { floor, max_tf, ..crate::DEFAULT_RULE }
         } else {
-            Rule { max_df, floor, idf }
+            Rule { max_df, floor, idf, max_tf }
+        }
+    }
+}
+
+/// How often each item has occurred so far in one document: the scratch of
+/// [`Weights::apply`] for the --max-tf limit, kept from document to document so that its table
+/// is allocated once.
+#[derive(Debug)]
+pub struct Repeats {
+    /// Where each distinct item of the document is in its payload, and its occurrences.
+    table: HashTable<Seen>,
+    hasher: FixedState,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    start: usize,
+    len: usize,
+    count: u32,
+}
+
+impl Default for Repeats {
+    fn default() -> Repeats {
+        Repeats { table: HashTable::new(), hasher: FixedState::with_seed(0x5348_2d77_7466_0001) }
+    }
+}
+
+impl Repeats {
+    /// Counts one more occurrence of `key`, a part of `payload`, and returns its occurrences in
+    /// the document so far.
+    fn count(&mut self, payload: &[u8], key: &[u8]) -> u32 {
+        let start = key.as_ptr() as usize - payload.as_ptr() as usize;
+        let text = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(key);
+        match self.table.entry(hash, |seen| text(seen) == key, |seen| hasher.hash_one(text(seen))) {
+            Entry::Occupied(mut seen) => {
+                let seen = seen.get_mut();
+                seen.count = seen.count.saturating_add(1);
+                seen.count
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(Seen { start, len: key.len(), count: 1 });
+                1
+            }
         }
     }
 }
@@ -82,15 +135,19 @@ impl Weights {
     }
 
     /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
-    /// when it would keep none, every item as it is. `weighted`: items are `ITEM:WEIGHT`.
+    /// when it would keep none, every item as it is (up to the rule's --max-tf occurrences
+    /// each). `weighted`: items are `ITEM:WEIGHT`. `repeats`: scratch, reused from call to
+    /// call.
     pub fn apply(
         &self,
         payload: &[u8],
         weighted: bool,
         line: u64,
         out: &mut Vec<u8>,
+        repeats: &mut Repeats,
     ) -> Result<()> {
         let mut kept = false;
+        repeats.table.clear();
         for item in items(payload) {
             let (key, weight) = if weighted {
                 let (key, weight) = split_weight(item)
@@ -104,6 +161,9 @@ impl Weights {
             let count = self.counts.get(key);
             if count.is_some_and(|count| count > self.drop_above) {
                 continue;
+            }
+            if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key) > max) {
+                continue; // the item has occurred often enough in this document
             }
             if !self.rule.idf {
                 separate(out, &mut kept);
@@ -126,7 +186,13 @@ impl Weights {
             // Nothing would be left: the document keeps all its items, as they came, so that
             // documents made only of common text still match each other.
             out.clear();
+            repeats.table.clear();
             for item in items(payload) {
+                let key =
+                    if weighted { split_weight(item).map_or(item, |(key, _)| key) } else { item };
+                if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key) > max) {
+                    continue;
+                }
                 separate(out, &mut kept);
                 out.extend_from_slice(item);
             }
