@@ -26,7 +26,7 @@ sh-cluster --duplicates < "$work/pairs.tsv"
 sh-tokenize --json --id-field id < "$here/docs.jsonl" | sh-shingle | sh-hash > "$work/hashes"
 sh-df < "$work/hashes" > "$work/df"
 sh-weight --df "$work/df" < "$work/hashes" | sh-compute --bits 256 | sh-pairs > "$work/pairs-df.tsv"
-echo "== with corpus statistics (sh-df, sh-weight) and 256-bit fingerprints (K = 40 in total): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
+echo "== with corpus statistics (sh-df, sh-weight) and 256-bit fingerprints (K = 44 in total): $(wc -l < "$work/pairs-df.tsv") pairs, clusters:"
 sh-cluster < "$work/pairs-df.tsv"
 
 # A persistent index for queries as they come (sh-index, README.md "Online queries"): the
