@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The sh-tools pipeline on Apache Spark: text -> fingerprints -> pairs -> clusters.
+"""The sh-tools pipeline on Apache Spark: text -> fingerprints -> pairs -> clusters -> the
+deduplicated corpus.
 
-Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do all the work:
+Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do the per-line
+work, shipped to the executors with the job:
 
-    spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
-        --output out/ --clusters clusters.tsv -k 3 -b 6 --partitions 200
+    spark-submit --files sh-tokenize,sh-shingle,sh-hash,sh-compute,sh-pairs driver.py --bin-dir . \
+        --input docs.jsonl --input-format jsonl --id-field id -k 3 -b 6 --partitions 200 \
+        --output out/ --labels --keep out/kept
 
     # 256-bit fingerprints, pairs within 32 bits in total (sh-pairs' default for that width):
     spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
@@ -21,22 +24,34 @@ Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do 
   fingerprints, the first-word rule) gives each group. Every pair comes out exactly once:
   nothing is de-duplicated.
 - The pairs are sorted by the line numbers of their records (the order of a local sh-pairs)
-  and written to OUTPUT/pairs; they stream to the driver partition by partition, through
-  sh-cluster, into the clusters file.
+  and written to OUTPUT/pairs.
+- Clusters, on the executors, never on the driver: every id becomes a node named by its first
+  occurrence in the sorted pairs (the order in which sh-cluster meets the ids); the connected
+  components come from rounds of large-star and small-star (each one shuffle and a sort) until
+  no edge moves; every node is labelled with its component's least node, the cluster's first
+  member. A sort by (label, node) gives the clusters in sh-cluster's order, members and
+  clusters alike.
+- --keep: the documents' ids are joined with the duplicates, and the input lines, marked, are
+  sorted back into input order (one shuffle of the corpus).
 
-Outputs: OUTPUT/fingerprints and OUTPUT/pairs (part files: concatenated in order they are
-byte for byte what the local commands print), with --df also OUTPUT/df (the table sh-df writes
-for the whole input), and the clusters file on the driver.
+Outputs (part files: concatenated in order they are byte for byte what the local commands
+print): OUTPUT/fingerprints, OUTPUT/pairs (sh-pairs), OUTPUT/clusters (sh-cluster, one cluster
+a line), OUTPUT/duplicates (sh-cluster --duplicates: the documents to drop), with --labels
+OUTPUT/labels (ID<TAB>LABEL, LABEL the id of the cluster's first member, the one kept), with
+--df OUTPUT/df (the table sh-df writes for the whole input), with --keep DIR the input lines of
+the documents kept. --clusters FILE, for small runs only, also streams the clusters to one file
+on the driver: the one path that brings clusters (or pairs) to the driver.
 
 Corpus statistics (--df): sh-df runs on each partition of the hashes, the tables are added up
 by item in a shuffle (reduceByKey), so no vocabulary is gathered on the driver beyond the table
 itself (at most --df-capacity items); the table is broadcast, and each partition runs
 sh-weight with it between sh-hash and sh-compute.
 
-The commands must be on every worker: installed at one path (--bin-dir, by default the
-directory of the sh-pairs on the driver's PATH), or shipped with `spark-submit --files
-sh-tokenize,...` and `--bin-dir .` (on YARN, standalone and Kubernetes executors such files land
-in the working directory).
+The commands must be on every executor: shipped with the job, `spark-submit --files
+sh-tokenize,...` and `--bin-dir .` (standalone, YARN and Kubernetes executors find such files in
+their working directory; `--archives sh.tar.gz#sh` with `--bin-dir sh` unpacks a tarball
+there), or installed at one path on every machine (--bin-dir, by default the directory of the
+sh-pairs on the driver's PATH). The driver itself runs none of them.
 """
 
 import argparse
@@ -437,6 +452,7 @@ def clusters(sc, args, pairs, partitions):
         .mapPartitions(number_nodes)
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
+    numbered.count()
     nodes = numbered.filter(lambda r: r[0] == 0).map(lambda r: (r[1], r[2]))
     # The two nodes of each pair, as (HIGH, LOW); an id paired with itself has no edge.
     edges = (
@@ -545,6 +561,7 @@ def run(sc, args):
             StorageLevel.MEMORY_AND_DISK
         )
         fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
+    documents = fingerprints.count()
 
     # 2. fingerprints -> pairs: map, shuffle and sort by key, reduce.
     sc.setJobDescription("pairs")
@@ -590,7 +607,6 @@ def run(sc, args):
     if args.keep:
         keep(sc, args, docs, fingerprints, duplicates)
 
-    documents = fingerprints.count()
     for rdd in (fingerprints, found, pairs, runs, *held):
         rdd.unpersist()
     return documents, pair_count, cluster_count, rounds
