@@ -504,20 +504,26 @@ def kept_lines(records):
 def keep(sc, args, docs, fingerprints, duplicates):
     """Writes the input lines of the documents that are not duplicates to --keep, in input order,
     one part file per input partition. A duplicate id drops every line with that id (as
-    `grep -vxFf duplicates` on the ids). Shuffles the corpus once."""
+    `grep -vxFf duplicates` on the ids). Reads the input once more and shuffles it once."""
     sc.setJobDescription("keep: the deduplicated corpus")
-    # The documents and their fingerprint lines (a zip: the per-document stages keep every
-    # partition's lines one for one, and zip fails if they do not).
-    indexed = docs.zip(fingerprints).zipWithIndex()
-    dropped = (
-        indexed.map(lambda r: document_id((r[0][1], r[1])))
-        .join(duplicates.map(lambda ident: (ident, None)), numPartitions=docs.getNumPartitions())
-        .map(lambda kv: ((kv[1][0], 0), None))
-    )
-    lines = indexed.map(lambda r: ((r[1], 1), r[0][0]))
-    # Partition i of the output holds the lines of input partition i.
+    # Line numbers without another pass over the input: each partition's first line number from
+    # the counts of the (persisted) fingerprint lines, one line per document.
     counts = fingerprints.mapPartitions(lambda it: [sum(1 for _ in it)]).collect()  # one int a partition
     starts = [sum(counts[:i]) for i in range(len(counts))]
+
+    def number(partition, lines):
+        return enumerate(lines, starts[partition])
+
+    dropped = (
+        fingerprints.mapPartitionsWithIndex(number)
+        .map(lambda r: document_id((r[1], r[0])))
+        .join(duplicates.map(lambda ident: (ident, None)), numPartitions=len(counts))
+        .map(lambda kv: ((kv[1][0], 0), None))
+    )
+    # The documents beside their fingerprint lines: the per-document stages keep every
+    # partition's lines one for one, and zip fails if they do not.
+    lines = docs.zip(fingerprints).mapPartitionsWithIndex(number).map(lambda r: ((r[0], 1), r[1][0]))
+    # Partition i of the output holds the lines of input partition i.
     lines.union(dropped).repartitionAndSortWithinPartitions(
         numPartitions=len(counts), partitionFunc=lambda key: bisect.bisect_right(starts, key[0]) - 1
     ).mapPartitions(kept_lines).saveAsTextFile(args.keep)

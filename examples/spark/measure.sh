@@ -8,6 +8,10 @@
 #
 #   examples/spark/measure.sh [DOCUMENTS [DIR]]     # default 1000000 and target/spark-measure
 #
+# Then the rounds of the components algorithm on long chains: make_graphs.py at scale 10 (a
+# chain of 30,000 in input order, one of 20,000 scattered, a giant cluster of 40,050), its
+# clusters compared with sh-cluster's.
+#
 # Needs the sh-* commands on PATH (or $SH_TOOLS_BIN) and the venv of ci-test.sh (pyspark 4.3.0,
 # $SH_TOOLS_SPARK_VENV, default target/spark-venv). Not part of CI: 1M documents take
 # 20 to 30 minutes on 2 cores.
@@ -37,6 +41,7 @@ sh-cluster < "$dir/local/pairs" > "$dir/local/clusters"
 echo "local pipeline: $(echo "$(date +%s.%N) - $start" | bc | xargs printf "%.1f") s"
 
 echo "== Spark local[2]: driver.py -k $k -b $b --partitions $partitions"
+echo "load before: $(uptime)"
 start=$(date +%s.%N)
 SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON="$venv/bin/python" PYSPARK_DRIVER_PYTHON="$venv/bin/python" \
   "$venv/bin/spark-submit" --master 'local[2]' \
@@ -48,6 +53,7 @@ SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON="$venv/bin/python" PYSPARK_DRIVER_PYTHON
   --output "$dir/spark" --keep "$dir/spark/kept" > "$dir/spark.log" 2>&1 \
   || { tail -n 50 "$dir/spark.log"; die "the Spark run failed"; }
 echo "Spark run: $(echo "$(date +%s.%N) - $start" | bc | xargs printf "%.1f") s"
+echo "load after: $(uptime)"
 grep '^sh-tools on Spark' "$dir/spark.log"
 
 echo "== comparing"
@@ -57,3 +63,18 @@ echo "kept: $(cat "$dir/spark/kept"/part-* | wc -l) of $n documents"
 
 echo "== Spark's event log by step"
 python3 "$here/stage_report.py" "$dir"/events/* | tee "$dir/report.md"
+
+echo "== chains: make_graphs.py at scale 10 on local[2]"
+python3 "$here/make_graphs.py" "$dir/graphs" 10
+sh-pairs -k "$k" < "$dir/graphs/graphs.fp" | sh-cluster > "$dir/graphs/clusters"
+start=$(date +%s.%N)
+SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON="$venv/bin/python" PYSPARK_DRIVER_PYTHON="$venv/bin/python" \
+  "$venv/bin/spark-submit" --master 'local[2]' \
+  --conf spark.ui.enabled=false --conf spark.driver.memory=4g --conf spark.log.level=WARN \
+  "$here/driver.py" --input "$dir/graphs/graphs.fp" --input-format fingerprints \
+  -k "$k" -b "$b" --partitions "$partitions" --output "$dir/graphs/spark" > "$dir/graphs.log" 2>&1 \
+  || { tail -n 50 "$dir/graphs.log"; die "the Spark run on the graphs failed"; }
+echo "Spark run: $(echo "$(date +%s.%N) - $start" | bc | xargs printf "%.1f") s"
+grep '^sh-tools on Spark' "$dir/graphs.log"
+cat "$dir/graphs/spark/clusters"/part-* | cmp - "$dir/graphs/clusters" \
+  && echo "clusters: identical, sizes $(awk -F'\t' '{ print NF }' "$dir/graphs/clusters" | sort -n | tr '\n' ' ')"
