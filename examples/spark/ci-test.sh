@@ -58,7 +58,13 @@ stop_daemons() {
   for pid in "${daemons[@]}"; do kill -KILL "$pid" 2> /dev/null || true; done
   daemons=()
 }
+submit=""
 cleanup() {
+  # The driver (spark-submit) first, if it still runs, then the daemons.
+  if [ -n "$submit" ] && kill -0 "$submit" 2> /dev/null; then
+    kill -TERM "$submit" 2> /dev/null || true
+    wait "$submit" 2> /dev/null || true
+  fi
   stop_daemons
   rm -rf "$work"
 }
@@ -187,14 +193,21 @@ echo "== ${#runs[@]} runs of examples/spark/driver.py on $master"
 files="$(printf "$bin/%s," "${shipped[@]}")"
 # The driver runs here (client mode) with no sh-* command on its PATH: the executors use the
 # shipped copies, the driver none.
-if ! PATH="$venv/bin:$(dirname "$java"):/usr/bin:/bin" PYSPARK_PYTHON="$venv/bin/python" \
-    PYSPARK_DRIVER_PYTHON="$venv/bin/python" spark-submit --master "$master" \
-    --files "${files%,}" \
-    --conf spark.executor.memory=768m \
-    --conf spark.ui.enabled=false \
-    --conf spark.driver.host=127.0.0.1 --conf spark.driver.bindAddress=127.0.0.1 \
-    --conf spark.log.level=WARN \
-    "$here/ci_runs.py" "${driver_runs[@]}" > "$work/spark.log" 2>&1; then
+# In the background, waited for: a signal to this script runs its trap at once, not after
+# spark-submit ends.
+PATH="$venv/bin:$(dirname "$java"):/usr/bin:/bin" PYSPARK_PYTHON="$venv/bin/python" \
+  PYSPARK_DRIVER_PYTHON="$venv/bin/python" spark-submit --master "$master" \
+  --files "${files%,}" \
+  --conf spark.executor.memory=768m \
+  --conf spark.ui.enabled=false \
+  --conf spark.driver.host=127.0.0.1 --conf spark.driver.bindAddress=127.0.0.1 \
+  --conf spark.log.level=WARN \
+  "$here/ci_runs.py" "${driver_runs[@]}" > "$work/spark.log" 2>&1 &
+submit=$!
+status=0
+wait "$submit" || status=$?
+submit=""
+if [ "$status" -ne 0 ]; then
   cat "$work/spark.log" >&2
   show_logs
   die "the Spark run failed"
