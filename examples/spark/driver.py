@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The sh-tools pipeline on Apache Spark: text -> fingerprints -> pairs -> clusters.
+"""The sh-tools pipeline on Apache Spark: text -> fingerprints -> pairs -> clusters -> the
+deduplicated corpus.
 
-Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do all the work:
+Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do the per-line
+work, shipped to the executors with the job:
 
-    spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
-        --output out/ --clusters clusters.tsv -k 3 -b 6 --partitions 200
+    spark-submit --files sh-tokenize,sh-shingle,sh-hash,sh-compute,sh-pairs driver.py --bin-dir . \
+        --input docs.jsonl --input-format jsonl --id-field id -k 3 -b 6 --partitions 200 \
+        --output out/ --labels --keep out/kept
 
     # 256-bit fingerprints, pairs within 32 bits in total (sh-pairs' default for that width):
     spark-submit driver.py --input docs.jsonl --input-format jsonl --id-field id \
@@ -21,25 +24,38 @@ Runs with spark-submit on any Spark cluster (or local[N]); the sh-* commands do 
   fingerprints, the first-word rule) gives each group. Every pair comes out exactly once:
   nothing is de-duplicated.
 - The pairs are sorted by the line numbers of their records (the order of a local sh-pairs)
-  and written to OUTPUT/pairs; they stream to the driver partition by partition, through
-  sh-cluster, into the clusters file.
+  and written to OUTPUT/pairs.
+- Clusters, on the executors, never on the driver: every id becomes a node named by its first
+  occurrence in the sorted pairs (the order in which sh-cluster meets the ids); the connected
+  components come from rounds of large-star and small-star (each one shuffle and a sort) until
+  no edge moves; every node is labelled with its component's least node, the cluster's first
+  member. A sort by (label, node) gives the clusters in sh-cluster's order, members and
+  clusters alike.
+- --keep: the documents' ids are joined with the duplicates, and the input lines, marked, are
+  sorted back into input order (one shuffle of the corpus).
 
-Outputs: OUTPUT/fingerprints and OUTPUT/pairs (part files: concatenated in order they are
-byte for byte what the local commands print), with --df also OUTPUT/df (the table sh-df writes
-for the whole input), and the clusters file on the driver.
+Outputs (part files: concatenated in order they are byte for byte what the local commands
+print): OUTPUT/fingerprints, OUTPUT/pairs (sh-pairs), OUTPUT/clusters (sh-cluster, one cluster
+a line), OUTPUT/duplicates (sh-cluster --duplicates: the documents to drop), with --labels
+OUTPUT/labels (ID<TAB>LABEL, LABEL the id of the cluster's first member, the one kept), with
+--df OUTPUT/df (the table sh-df writes for the whole input), with --keep DIR the input lines of
+the documents kept. --clusters FILE, for small runs only, also streams the clusters to one file
+on the driver: the one path that brings clusters (or pairs) to the driver.
 
 Corpus statistics (--df): sh-df runs on each partition of the hashes, the tables are added up
 by item in a shuffle (reduceByKey), so no vocabulary is gathered on the driver beyond the table
 itself (at most --df-capacity items); the table is broadcast, and each partition runs
 sh-weight with it between sh-hash and sh-compute.
 
-The commands must be on every worker: installed at one path (--bin-dir, by default the
-directory of the sh-pairs on the driver's PATH), or shipped with `spark-submit --files
-sh-tokenize,...` and `--bin-dir .` (on YARN, standalone and Kubernetes executors such files land
-in the working directory).
+The commands must be on every executor: shipped with the job, `spark-submit --files
+sh-tokenize,...` and `--bin-dir .` (standalone, YARN and Kubernetes executors find such files in
+their working directory; `--archives sh.tar.gz#sh` with `--bin-dir sh` unpacks a tarball
+there), or installed at one path on every machine (--bin-dir, by default the directory of the
+sh-pairs on the driver's PATH). The driver itself runs none of them.
 """
 
 import argparse
+import bisect
 import os
 import shlex
 import shutil
@@ -49,7 +65,7 @@ import tempfile
 import threading
 import zlib
 
-from pyspark import SparkConf, SparkContext, SparkFiles, StorageLevel
+from pyspark import SparkConf, SparkContext, StorageLevel
 
 COMMANDS = (
     "sh-tokenize", "sh-shingle", "sh-hash", "sh-df", "sh-weight", "sh-compute", "sh-pairs", "sh-cluster",
@@ -64,10 +80,12 @@ def parse_args(argv):
     p.add_argument("--input", required=True, help="input path (local, hdfs://, s3a://, ...)")
     p.add_argument(
         "--input-format",
-        choices=("text", "tsv", "jsonl"),
+        choices=("text", "tsv", "jsonl", "fingerprints"),
         default="text",
         help="text: one document per line, named by line number; tsv: ID<TAB>TEXT; "
-        "jsonl: one JSON object per line (--text-field, --id-field)",
+        "jsonl: one JSON object per line (--text-field, --id-field); fingerprints: "
+        "[ID<TAB>]FINGERPRINT lines as sh-compute writes them (the pairs and clusters of "
+        "fingerprints computed elsewhere)",
     )
     p.add_argument("--text-field", default="text", help="jsonl: the field holding the text")
     p.add_argument("--id-field", help="jsonl: the field holding the id (default: line numbers)")
@@ -101,7 +119,23 @@ def parse_args(argv):
                    help="sh-df --capacity: the most items in the table (with --df)")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
     p.add_argument("--output", required=True, help="directory for fingerprints/ and pairs/ (must not exist)")
-    p.add_argument("--clusters", default="clusters.tsv", help="clusters file, written on the driver")
+    p.add_argument("--labels", action="store_true",
+                   help="also write OUTPUT/labels/: ID<TAB>LABEL for every member of every cluster, "
+                        "LABEL the id of the cluster's first member")
+    p.add_argument("-m", "--min-size", type=int, default=2,
+                   help="sh-cluster --min-size: leave out clusters with fewer members (a cluster of "
+                        "one comes only from an id paired with itself)")
+    p.add_argument("--keep",
+                   help="write the deduplicated corpus to this directory: the input lines of every "
+                        "document that is not in OUTPUT/duplicates, untouched, in input order, "
+                        "one part file per input partition")
+    p.add_argument("--checkpoint-dir",
+                   help="reliable checkpoints of the connected-components rounds in this directory "
+                        "(shared by all machines: hdfs://, s3a://); default: local checkpoints, "
+                        "which an executor lost mid-job cannot recompute")
+    p.add_argument("--clusters", metavar="FILE",
+                   help="small runs only: also write the clusters to FILE on the driver, one file "
+                        "(they stream to the driver, one partition at a time)")
     p.add_argument(
         "--bin-dir",
         default=os.environ.get("SH_TOOLS_BIN"),
@@ -130,6 +164,10 @@ def parse_args(argv):
     if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None) \
             and not args.df:
         p.error("--max-df, --df-floor, --idf and --max-tf go with --df")
+    if args.df and args.input_format == "fingerprints":
+        p.error("--df needs documents, not --input-format fingerprints")
+    if args.min_size < 1:
+        p.error("need --min-size >= 1")
     if args.bin_dir is None:
         found = shutil.which("sh-pairs")
         if found is None:
@@ -161,20 +199,6 @@ def command_argv(args, name, *flags):
 def command(args, name, *flags):
     """A command line for RDD.pipe, which runs it without a shell and with an empty environment."""
     return " ".join(shlex.quote(word) for word in command_argv(args, name, *flags))
-
-
-def driver_command(args, name):
-    """The path of a command on the driver itself: in --bin-dir when that is absolute, else
-    shipped to the driver (SparkContext.addFile, spark.files) or on the driver's PATH."""
-    if os.path.isabs(args.bin_dir):
-        return os.path.join(args.bin_dir, name)
-    shipped = SparkFiles.get(name)
-    if os.path.exists(shipped):
-        return shipped
-    found = shutil.which(name)
-    if found is None:
-        raise RuntimeError("%s is not on the driver's PATH (needed with a relative --bin-dir)" % name)
-    return found
 
 
 def key_partition(key):
@@ -271,41 +295,285 @@ def weigh(argv, table):
     return run
 
 
+def id_partition(key):
+    """The partition of an (ID, ...) key: all records of one id in one task."""
+    return zlib.crc32(key[0].encode("utf-8", "surrogatepass"))
+
+
+def node_partition(key):
+    """The partition of a (NODE, ...) key, NODE an integer: all edges of one node in one task."""
+    return key[0] * 0x9E3779B97F4A7C15 >> 40
+
+
+def occurrences(ranked):
+    """((ID_A<TAB>ID_B<TAB>DISTANCE), R), R the pair's rank in sh-pairs' order, as its two
+    occurrences ((ID, 2R), None) and ((ID, 2R + 1), None): an id's occurrence number is its place
+    in the stream of ids that sh-cluster reads."""
+    pair, r = ranked
+    a, b, _ = pair.split("\t", 2)
+    return ((a, 2 * r), None), ((b, 2 * r + 1), None)
+
+
+def number_nodes(records):
+    """A partition function over occurrences sorted by (ID, occurrence): every id becomes a node
+    named by its first occurrence, the order in which sh-cluster first meets its ids. Yields
+    (0, NODE, ID) once for every id and (1, R, NODE) for every occurrence in pair R."""
+    current = None
+    for (ident, occurrence), _ in records:
+        if ident != current:
+            current, node = ident, occurrence
+            yield 0, node, ident
+        yield 1, occurrence >> 1, node
+
+
+def large_star(changes):
+    """A partition function over the edges, both ways, sorted as (U, V): connects every
+    neighbour V > U of U to the least of U and its neighbours, M, instead of to U. Yields the new
+    edges as (V, M), V > M; counts in `changes` the nodes whose edges moved (U has neighbours
+    both below and above)."""
+
+    def run(records):
+        u = last = None
+        for (a, b), _ in records:
+            if a != u:
+                u, least, last, moved = a, min(a, b), None, False  # sorted: b is the least neighbour
+            if b == last:
+                continue
+            last = b
+            if b > u:
+                if least < u and not moved:
+                    changes.add(1)
+                    moved = True
+                yield b, least
+
+    return run
+
+
+def small_star(changes):
+    """A partition function over the edges sorted as (U, V), V < U: connects U and all its
+    neighbours below it to the least of them, M. Yields the new edges as (V, M), V > M; counts in
+    `changes` the nodes with more than one neighbour below."""
+
+    def run(records):
+        u = last = None
+        for (a, b), _ in records:
+            if a != u:
+                u, least, last, below = a, b, None, 0  # sorted: b is the least neighbour
+                yield u, least
+            if b == last:
+                continue
+            last = b
+            below += 1
+            if below == 2:
+                changes.add(1)
+            if b != least:
+                yield b, least
+
+    return run
+
+
+def connected_components(sc, args, edges, partitions):
+    """The connected components of a graph of integer nodes, on the executors: large-star and
+    small-star rounds (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014)
+    until neither moves an edge. Each step shuffles the edges once and sorts each partition, so
+    that a node's neighbours arrive in order and are read as a stream (no node's neighbours are
+    held in memory). At the end every component is a star: every node but the least has one
+    edge, to the least. edges: (HIGH, LOW) pairs, HIGH > LOW, duplicates allowed. Returns the
+    star's edges as (NODE, LEAST) for every node that is not the least of its component, and the
+    number of rounds."""
+    rounds = 0
+    while True:
+        rounds += 1
+        large_changes, small_changes = sc.accumulator(0), sc.accumulator(0)
+        sc.setJobDescription("clusters: connected components, round %d" % rounds)
+        both = edges.flatMap(lambda e: (((e[0], e[1]), None), ((e[1], e[0]), None)))
+        large = both.repartitionAndSortWithinPartitions(
+            numPartitions=partitions, partitionFunc=node_partition
+        ).mapPartitions(large_star(large_changes))
+        small = (
+            large.map(lambda e: (e, None))
+            .repartitionAndSortWithinPartitions(numPartitions=partitions, partitionFunc=node_partition)
+            .mapPartitions(small_star(small_changes))
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        # Cut the lineage each round: reliable checkpoints with --checkpoint-dir, else local ones.
+        if args.checkpoint_dir:
+            small.checkpoint()
+        else:
+            small.localCheckpoint()
+        small.count()
+        edges.unpersist()
+        edges = small
+        if large_changes.value == 0 and small_changes.value == 0:
+            return edges, rounds
+
+
+def range_partitioner(keys, partitions):
+    """A partition function that cuts the sorted keys into about equal ranges, from a sample of
+    them (as sortByKey does): partition i holds smaller keys than partition i + 1."""
+    if partitions <= 1:
+        return lambda key: 0
+    size = keys.count()
+    fraction = min(20.0 * partitions / max(size, 1), 1.0)
+    sample = sorted(keys.sample(False, fraction, 1).collect())  # about 20 keys a partition
+    bounds = [sample[len(sample) * (i + 1) // partitions] for i in range(partitions - 1)] if sample else []
+    return lambda key: bisect.bisect_left(bounds, key)
+
+
+def cluster_runs(min_size):
+    """A partition function over ((LABEL, NODE), ID) sorted by label, then node: the runs of one
+    label, the ids of a cluster in sh-cluster's order, as lists of at least min_size ids."""
+
+    def run(records):
+        label, members = None, []
+        for (node_label, _), ident in records:
+            if node_label != label:
+                if len(members) >= min_size:
+                    yield members
+                label, members = node_label, []
+            members.append(ident)
+        if len(members) >= min_size:
+            yield members
+
+    return run
+
+
+def clusters(sc, args, pairs, partitions):
+    """The clusters of the pairs, as sh-cluster forms them, computed on the executors. Returns an
+    RDD of clusters, each a list of ids: the members in sh-cluster's order (of first appearance in
+    the pairs), the clusters in sh-cluster's order (of their first member's first appearance)
+    across the partitions; the number of rounds of the components algorithm; and the persisted
+    RDDs it rests on, to unpersist when done."""
+    # Each id is a node named by its first occurrence in the stream of pairs (ranked in sh-pairs'
+    # order): the order of the nodes is the order in which sh-cluster first meets the ids.
+    sc.setJobDescription("clusters: ids to nodes")
+    numbered = (
+        pairs.zipWithIndex()
+        .flatMap(occurrences)
+        .repartitionAndSortWithinPartitions(numPartitions=partitions, partitionFunc=id_partition)
+        .mapPartitions(number_nodes)
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    numbered.count()
+    nodes = numbered.filter(lambda r: r[0] == 0).map(lambda r: (r[1], r[2]))
+    # The two nodes of each pair, as (HIGH, LOW); an id paired with itself has no edge.
+    edges = (
+        numbered.filter(lambda r: r[0] == 1)
+        .map(lambda r: (r[1], (r[2], r[2])))
+        .reduceByKey(lambda x, y: (max(x[0], y[0]), min(x[1], y[1])), numPartitions=partitions)
+        .values()
+        .filter(lambda e: e[0] != e[1])
+    )
+    stars, rounds = connected_components(sc, args, edges, partitions)
+    # Each node's label is the least node of its component: the cluster's first member.
+    sc.setJobDescription("clusters: labels and cluster lines")
+    labelled = (
+        nodes.leftOuterJoin(stars, numPartitions=partitions)
+        .map(lambda kv: ((kv[0] if kv[1][1] is None else kv[1][1], kv[0]), kv[1][0]))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    by_label = range_partitioner(labelled.map(lambda kv: kv[0][0]), partitions)
+    runs = (
+        labelled.repartitionAndSortWithinPartitions(
+            numPartitions=partitions, partitionFunc=lambda key: by_label(key[0])
+        )
+        .mapPartitions(cluster_runs(args.min_size))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    runs.count()
+    return runs, rounds, (numbered, stars, labelled)
+
+
+def document_id(record):
+    """((FINGERPRINT LINE, INDEX)) as (ID, INDEX): the id, or the 1-based line number that names
+    a record without one, as sh-pairs names it."""
+    line, index = record
+    ident, tab, _ = line.partition("\t")
+    return (ident if tab else str(index + 1)), index
+
+
+def kept_lines(records):
+    """A partition function over ((INDEX, TAG), LINE) sorted by index and tag: the lines whose
+    index has no drop mark (TAG 0) before them."""
+    dropped = None
+    for (index, tag), line in records:
+        if tag == 0:
+            dropped = index
+        elif index != dropped:
+            yield line
+
+
+def keep(sc, args, docs, fingerprints, duplicates):
+    """Writes the input lines of the documents that are not duplicates to --keep, in input order,
+    one part file per input partition. A duplicate id drops every line with that id (as
+    `grep -vxFf duplicates` on the ids). Reads the input once more and shuffles it once."""
+    sc.setJobDescription("keep: the deduplicated corpus")
+    # Line numbers without another pass over the input: each partition's first line number from
+    # the counts of the (persisted) fingerprint lines, one line per document.
+    counts = fingerprints.mapPartitions(lambda it: [sum(1 for _ in it)]).collect()  # one int a partition
+    starts = [sum(counts[:i]) for i in range(len(counts))]
+
+    def number(partition, lines):
+        return enumerate(lines, starts[partition])
+
+    dropped = (
+        fingerprints.mapPartitionsWithIndex(number)
+        .map(lambda r: document_id((r[1], r[0])))
+        .join(duplicates.map(lambda ident: (ident, None)), numPartitions=len(counts))
+        .map(lambda kv: ((kv[1][0], 0), None))
+    )
+    # The documents beside their fingerprint lines: the per-document stages keep every
+    # partition's lines one for one, and zip fails if they do not.
+    lines = docs.zip(fingerprints).mapPartitionsWithIndex(number).map(lambda r: ((r[0], 1), r[1][0]))
+    # Partition i of the output holds the lines of input partition i.
+    lines.union(dropped).repartitionAndSortWithinPartitions(
+        numPartitions=len(counts), partitionFunc=lambda key: bisect.bisect_right(starts, key[0]) - 1
+    ).mapPartitions(kept_lines).saveAsTextFile(args.keep)
+
+
 def run(sc, args):
-    """Runs the pipeline; returns (documents, pairs)."""
+    """Runs the pipeline; returns (documents, pairs, clusters, rounds)."""
     partitions = args.partitions or sc.defaultParallelism
-    tokenize_flags = {
-        "text": [],
-        "tsv": ["--with-id"],
-        "jsonl": ["--json", "--text-field", args.text_field]
-        + (["--id-field", args.id_field] if args.id_field else []),
-    }[args.input_format] + shlex.split(args.tokenize_args)
     table = ["-b", str(args.blocks), "-k", str(args.distance), "--quiet"]
     if args.word_k is not None:
         table += ["--word-k", str(args.word_k)]
     compute_flags = [] if args.bits == 64 else ["--bits", str(args.bits)]
 
     # 1. text -> fingerprints, one line per document, in input order.
+    sc.setJobDescription("fingerprints")
     docs = sc.textFile(args.input, minPartitions=partitions)
-    tokens = pipe(docs, command(args, "sh-tokenize", "--quiet", *tokenize_flags))
-    shingles = pipe(tokens, command(args, "sh-shingle", "-w", str(args.window)))
-    hashes = pipe(shingles, command(args, "sh-hash"))
-    if args.df:
-        hashes = hashes.persist(StorageLevel.MEMORY_AND_DISK)
-        df_table = document_frequencies(sc, args, hashes, partitions)
-        sc.parallelize([df_table.rstrip("\n")], 1).saveAsTextFile(os.path.join(args.output, "df"))
-        weight_flags = ["--quiet"] + (["--max-df", repr(args.max_df)] if args.max_df is not None else [])
-        weight_flags += ["--df-floor", str(args.df_floor)] if args.df_floor is not None else []
-        weight_flags += ["--idf"] if args.idf else []
-        weight_flags += ["--max-tf", str(args.max_tf)] if args.max_tf is not None else []
-        broadcast = sc.broadcast(df_table)
-        hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
-    fingerprints = pipe(hashes, command(args, "sh-compute", *compute_flags)).persist(
-        StorageLevel.MEMORY_AND_DISK
-    )
-    fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
+    if args.input_format == "fingerprints":
+        fingerprints = docs.persist(StorageLevel.MEMORY_AND_DISK)
+    else:
+        tokenize_flags = {
+            "text": [],
+            "tsv": ["--with-id"],
+            "jsonl": ["--json", "--text-field", args.text_field]
+            + (["--id-field", args.id_field] if args.id_field else []),
+        }[args.input_format] + shlex.split(args.tokenize_args)
+        tokens = pipe(docs, command(args, "sh-tokenize", "--quiet", *tokenize_flags))
+        shingles = pipe(tokens, command(args, "sh-shingle", "-w", str(args.window)))
+        hashes = pipe(shingles, command(args, "sh-hash"))
+        if args.df:
+            sc.setJobDescription("fingerprints: document frequencies")
+            hashes = hashes.persist(StorageLevel.MEMORY_AND_DISK)
+            df_table = document_frequencies(sc, args, hashes, partitions)
+            sc.parallelize([df_table.rstrip("\n")], 1).saveAsTextFile(os.path.join(args.output, "df"))
+            weight_flags = ["--quiet"] + (["--max-df", repr(args.max_df)] if args.max_df is not None else [])
+            weight_flags += ["--df-floor", str(args.df_floor)] if args.df_floor is not None else []
+            weight_flags += ["--idf"] if args.idf else []
+            weight_flags += ["--max-tf", str(args.max_tf)] if args.max_tf is not None else []
+            broadcast = sc.broadcast(df_table)
+            hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
+        sc.setJobDescription("fingerprints")
+        fingerprints = pipe(hashes, command(args, "sh-compute", *compute_flags)).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        fingerprints.saveAsTextFile(os.path.join(args.output, "fingerprints"))
+    documents = fingerprints.count()
 
     # 2. fingerprints -> pairs: map, shuffle and sort by key, reduce.
+    sc.setJobDescription("pairs")
     numbered = fingerprints.zipWithIndex().map(lambda fp_i: "%d\t%s" % (fp_i[1] + 1, fp_i[0]))
     mapped = pipe(numbered, command(args, "sh-pairs", "--map", "--numbered", *table))
     groups = mapped.map(split_key).repartitionAndSortWithinPartitions(
@@ -323,23 +591,34 @@ def run(sc, args):
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     pairs.saveAsTextFile(os.path.join(args.output, "pairs"))
+    pair_count = pairs.count()
 
-    # 3. pairs -> clusters on the driver: one partition at a time into sh-cluster.
-    cluster = subprocess.Popen(
-        [driver_command(args, "sh-cluster"), "--quiet", "-o", args.clusters],
-        stdin=subprocess.PIPE,
-    )
-    count = 0
-    for pair in pairs.toLocalIterator():
-        cluster.stdin.write(pair.encode("utf-8") + b"\n")
-        count += 1
-    cluster.stdin.close()
-    if cluster.wait() != 0:
-        raise RuntimeError("sh-cluster failed with status %d" % cluster.returncode)
-    documents = fingerprints.count()
-    for rdd in (fingerprints, found, pairs):
+    # 3. pairs -> clusters, on the executors.
+    if args.checkpoint_dir:
+        sc.setCheckpointDir(args.checkpoint_dir)
+    runs, rounds, held = clusters(sc, args, pairs, partitions)
+    sc.setJobDescription("clusters: output")
+    runs.map(lambda ids: "\t".join(ids)).saveAsTextFile(os.path.join(args.output, "clusters"))
+    duplicates = runs.flatMap(lambda ids: ids[1:])
+    duplicates.saveAsTextFile(os.path.join(args.output, "duplicates"))
+    if args.labels:
+        runs.flatMap(lambda ids: ("%s\t%s" % (i, ids[0]) for i in ids)).saveAsTextFile(
+            os.path.join(args.output, "labels")
+        )
+    cluster_count = runs.count()
+    if args.clusters:
+        # The one path that brings clusters to the driver, asked for by name (small runs).
+        with open(args.clusters, "w", encoding="utf-8", errors="surrogateescape") as f:
+            for ids in runs.toLocalIterator():
+                f.write("\t".join(ids) + "\n")
+
+    # 4. The deduplicated corpus.
+    if args.keep:
+        keep(sc, args, docs, fingerprints, duplicates)
+
+    for rdd in (fingerprints, found, pairs, runs, *held):
         rdd.unpersist()
-    return documents, count
+    return documents, pair_count, cluster_count, rounds
 
 
 def main(argv=None, sc=None):
@@ -348,7 +627,7 @@ def main(argv=None, sc=None):
     if own:
         sc = SparkContext.getOrCreate(SparkConf().setAppName("sh-tools"))
     try:
-        documents, pairs = run(sc, args)
+        documents, pairs, cluster_count, rounds = run(sc, args)
     finally:
         if own:
             sc.stop()
@@ -359,8 +638,8 @@ def main(argv=None, sc=None):
         search = "%d-bit, K=%d in total, %d words within k=%d, B=%d, %d tables a word" % (
             args.bits, args.distance, words, args.k_per_word, args.blocks, tables)
     print(
-        "sh-tools on Spark: %d documents, %d pairs (%s), clusters in %s"
-        % (documents, pairs, search, args.clusters),
+        "sh-tools on Spark: %d documents, %d pairs (%s), %d clusters (%d rounds of large-star and "
+        "small-star), output in %s" % (documents, pairs, search, cluster_count, rounds, args.output),
         file=sys.stderr,
     )
 
