@@ -46,14 +46,16 @@ decimals; multiplied by the item's own weight with --weighted), which sh-compute
 not in the table weighs as the table's rarest items, and an item whose weight rounds to 0 (one \
 in every document) is left out, as it would change nothing. The two combine. With neither, \
 --df alone does what the evaluation found best across web pages, documentation, licenses and \
-Chinese text (docs/QUALITY.md in the source): --max-df 0.02 with the floor of 50.
+Chinese text (docs/QUALITY.md in the source): --max-df 0.02 with the floor of 50 (and --max-tf 8, \
+below).
 
 --max-tf N (default 8) keeps at most N occurrences of an item in one document, the first N, \
 and leaves out the rest (with --weighted, occurrences of the same ITEM whatever their weights); \
 0 keeps every occurrence. sh-compute counts every occurrence, so a document that repeats one \
 item hundreds of times (a hex dump, a table of one row pattern) would get a fingerprint of that \
 item alone, and match every other document that repeats it. The limit applies with or without \
---max-df and --idf; the evaluation found 3 to 8 alike, and 8 the best for Chinese text.
+--max-df and --idf. In the evaluation (docs/QUALITY.md in the source) limits of 4 to 12 did \
+alike, 8 a little better than the others on Chinese text.
 
 A document whose every item would be left out keeps all its items, as they came (up to --max-tf \
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
