@@ -56,10 +56,14 @@ fuzz_target!(|data: &[u8]| {
         0..=31 => None,
         w => Some(u32::from(w) % 12),
     };
-    let per_word = rule_for(words, Some(k), word_k).expect("K below the width").word_k;
+    // --word-bytes on some wide inputs (then B is 8 or the default).
+    let word_bytes = (words > 1 && header[0] >= 0xc0).then(|| u32::from(header[1]) % 8);
+    let rule = rule_for(words, Some(k), word_k, word_bytes).expect("K below the width");
+    let per_word = oracle::WordRule { k: rule.word_k, bytes: rule.word_bytes };
     let blocks = match header[1] {
         0..=63 => None,
-        b => Some(per_word + 1 + u32::from(b) % (64 - per_word)),
+        _ if rule.word_bytes.is_some() => Some(8),
+        b => Some(rule.word_k + 1 + u32::from(b) % (64 - rule.word_k)),
     };
     let threads = 1 + usize::from(header[2] % 3);
     let selection = header[3] % 3;
@@ -94,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
 
     let sparse = selection == 1;
     let options =
-        Options { k: Some(k), word_k, blocks, threads, format: Format::Tsv, sparse };
+        Options { k: Some(k), word_k, word_bytes, blocks, threads, format: Format::Tsv, sparse };
     match selection {
         0 => assert_eq!(
             run(&fingerprints, None, width, &options),

@@ -87,8 +87,24 @@ pub(super) fn pairs_rows() -> Vec<Row> {
             p,
             &["--map", "-b", "7"],
             format!("{W256_ZERO}\n"),
+            "sh-pairs: error: --blocks 7: with --word-bytes 6 (the default for 256-bit \
+             fingerprints without -k and --word-k) each word is searched by its 8 bytes, so \
+             --blocks must be 8 (or give --word-k without --word-bytes)",
+        ),
+        flag_error_on(
+            p,
+            &["--map", "-b", "7", "--word-k", "7"],
+            format!("{W256_ZERO}\n"),
             "sh-pairs: error: --blocks (7) must be greater than the k of each word's search (7: \
              --word-k, with K = 44) for 256-bit fingerprints",
+        ),
+        flag_error_on(
+            p,
+            &["-b", "9"],
+            format!("{W256_ZERO}\n"),
+            "sh-pairs: error: --blocks 9: with --word-bytes 6 (the default for 256-bit \
+             fingerprints without -k and --word-k) each word is searched by its 8 bytes, so \
+             --blocks must be 8 (or give --word-k without --word-bytes)",
         ),
         line_error(
             p,

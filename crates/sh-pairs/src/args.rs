@@ -125,6 +125,13 @@ pub struct Args {
     #[arg(long, value_name = "k", value_parser = clap::value_parser!(u32).range(0..=63))]
     pub word_k: Option<u32>,
 
+    /// Wide fingerprints: a word within --word-k bits counts only if at most T of its 8 bytes
+    /// differ (within T bits it always counts); each word is then searched over its 8 bytes
+    /// (B = 8) at about the cost of a search within T. Default: 6 for 256 bits without -k and
+    /// --word-k; none otherwise
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(0..=7))]
+    pub word_bytes: Option<u32>,
+
     /// Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size
     #[arg(short, long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub blocks: Option<u32>,

@@ -58,7 +58,8 @@ pub fn run(args: Args) -> Result<()> {
         // A usage error before any input is read when no width could use B: the widest has
         // the smallest k per word.
         let k = args.k.unwrap_or(0);
-        Tables::new(blocks, WideRule::new(Width::Bits256.words(), k, args.word_k).word_k)?;
+        let widest = WideRule::new(Width::Bits256.words(), k, args.word_k);
+        Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
     let mut progress = Progress::new(args.quiet, "records read");
     let query = read_records(&mut args.io.open_input()?, &mut progress)?;
@@ -77,6 +78,7 @@ pub fn run(args: Args) -> Result<()> {
     let options = Options {
         k: args.k,
         word_k: args.word_k,
+        word_bytes: args.word_bytes,
         blocks: args.blocks,
         threads: args.threads.map_or_else(default_threads, |t| t as usize),
         format: args.format,
@@ -100,7 +102,7 @@ fn run_map_reduce(args: &Args) -> Result<()> {
     let blocks = args
         .blocks
         .ok_or_else(|| Error::usage("--map and --reduce need --blocks (the same for both)"))?;
-    let mut job = MapReduce::with_rule(blocks, args.k, args.word_k)?;
+    let mut job = MapReduce::with_rule(blocks, args.k, args.word_k, args.word_bytes)?;
     job.numbered = args.numbered;
     job.sparse = args.sparse;
     let mut input = args.io.open_input()?;
@@ -123,6 +125,8 @@ pub struct Options {
     pub k: Option<u32>,
     /// Wide fingerprints: find only pairs with some word within this many bits.
     pub word_k: Option<u32>,
+    /// --word-bytes.
+    pub word_bytes: Option<u32>,
     /// B; `None`: chosen by the cost model.
     pub blocks: Option<u32>,
     pub threads: usize,
@@ -150,7 +154,7 @@ pub fn write_pairs<W: Write>(
         });
     };
     let words = width.words();
-    let rule = rule_for(words, options.k, options.word_k)?;
+    let rule = rule_for(words, options.k, options.word_k, options.word_bytes)?;
     let k = rule.k;
     let queries = query.len();
     let records = queries + corpus.as_ref().map_or(0, Records::len);
@@ -172,6 +176,7 @@ pub fn write_pairs<W: Write>(
         words,
         k,
         word_k: rule.word_k,
+        word_bytes: rule.word_bytes,
         ..Summary::default()
     };
 

@@ -57,6 +57,7 @@ pub struct MapReduce {
     /// -k and --word-k as given; `None`: the defaults for the width ([`rule_for`]).
     k: Option<u32>,
     word_k: Option<u32>,
+    word_bytes: Option<u32>,
     /// Map: input lines start with `LINE<TAB>`. Reduce: pairs start with `LINE_A<TAB>LINE_B<TAB>`.
     pub numbered: bool,
     /// Reduce: only enough pairs to connect the same clusters (as `sh-pairs --sparse`).
@@ -81,7 +82,7 @@ impl Layout {
         if self.width == Width::Bits64 {
             "were --map and --reduce given the same --blocks and --distance?"
         } else {
-            "were --map and --reduce given the same --blocks, --distance and --word-k?"
+            "were --map and --reduce given the same --blocks, --distance, --word-k and --word-bytes?"
         }
     }
 
@@ -95,21 +96,26 @@ impl MapReduce {
     /// B = `blocks` and K = `k` for 64-bit fingerprints (for wide ones, K in total, searched
     /// exactly); see [`MapReduce::with_rule`].
     pub fn new(blocks: u32, k: u32) -> Result<MapReduce> {
-        MapReduce::with_rule(blocks, Some(k), None)
+        MapReduce::with_rule(blocks, Some(k), None, None)
     }
 
-    /// B = `blocks`, and -k and --word-k as given (`None`: the width's default). A usage error
-    /// now when no width could use B (it must exceed the k of each word's search), and at the
-    /// first record when the input's width cannot.
-    pub fn with_rule(blocks: u32, k: Option<u32>, word_k: Option<u32>) -> Result<MapReduce> {
+    /// B = `blocks`, and -k, --word-k and --word-bytes as given (`None`: the width's default).
+    /// A usage error now when no width could use B (it must exceed the k of each word's
+    /// search), and at the first record when the input's width cannot.
+    pub fn with_rule(
+        blocks: u32,
+        k: Option<u32>,
+        word_k: Option<u32>,
+        word_bytes: Option<u32>,
+    ) -> Result<MapReduce> {
         let smallest = Width::ALL
             .iter()
-            .filter_map(|width| rule_for(width.words(), k, word_k).ok())
-            .map(|rule| rule.word_k)
+            .filter_map(|width| rule_for(width.words(), k, word_k, word_bytes).ok())
+            .map(|rule| rule.layout_k())
             .min()
             .unwrap_or(0);
         Tables::new(blocks, smallest)?;
-        Ok(MapReduce { blocks, k, word_k, numbered: false, sparse: false })
+        Ok(MapReduce { blocks, k, word_k, word_bytes, numbered: false, sparse: false })
     }
 
     /// The map lines written per record of `width`: C(B, K) for 64 bits, words * C(B, k) for
@@ -120,9 +126,11 @@ impl MapReduce {
     }
 
     fn layout(&self, width: Width) -> Result<Layout> {
-        let rule = rule_for(width.words(), self.k, self.word_k)?;
+        let rule = rule_for(width.words(), self.k, self.word_k, self.word_bytes)?;
         let tables = if width == Width::Bits64 {
             Tables::new(self.blocks, rule.word_k)?
+        } else if rule.word_bytes.is_some() {
+            rule.word_tables(Some(self.blocks), 0)?
         } else {
             Tables::new(self.blocks, rule.word_k).map_err(|_| {
                 let why = if rule.is_exact() {
@@ -356,7 +364,7 @@ impl MapReduce {
                 // the wide search (no earlier word within k, the total within K), which for 64
                 // bits always holds.
                 let x = a[w] ^ b[w];
-                if x.count_ones() > rule.word_k || tables.first_table(x) != Some(group.table) {
+                if !tables.finds(x) || tables.first_table(x) != Some(group.table) {
                     continue;
                 }
                 let Some(distance) = rule.reported_at(a, b, w) else {
@@ -409,7 +417,7 @@ fn start_group(layout: &Layout, group: &mut Group, key: &[u8], line: u64) -> Res
             format!(
                 "table number {rank} out of range: C(B, k) = {} tables for each word (k = {}); {}",
                 tables.count(),
-                layout.rule.word_k,
+                layout.rule.layout_k(),
                 layout.same_flags()
             )
         } else {
@@ -530,17 +538,24 @@ mod tests {
         assert_eq!(job.lines_per_record(Width::Bits256).unwrap(), 4);
         // No width has k below 3 with -k 12 and B = 3.
         assert_eq!(MapReduce::new(3, 12).unwrap_err().exit_code(), 2);
-        // The 256-bit defaults search each word within 7 bits.
-        let wide = MapReduce::with_rule(7, None, None).unwrap();
+        // The 256-bit defaults search each word by its 8 bytes (--word-bytes 6).
+        let wide = MapReduce::with_rule(7, None, None, None).unwrap();
         let message = wide.layout(Width::Bits256).unwrap_err().to_string();
+        assert!(message.contains("--blocks must be 8"), "{message}");
+        // 64 bits: K = 6, C(7, 6) tables.
+        assert_eq!(wide.lines_per_record(Width::Bits64).unwrap(), 7);
+        // C(8, 6) tables a word.
+        let bytes = MapReduce::with_rule(8, None, None, None).unwrap();
+        assert_eq!(bytes.lines_per_record(Width::Bits256).unwrap(), 4 * 28);
+        // --word-k alone: within 7 bits, exactly; B = 7 is too few.
+        let message = MapReduce::with_rule(7, None, Some(7), None).unwrap().layout(Width::Bits256);
+        let message = message.unwrap_err().to_string();
         assert!(
             message.contains("--blocks (7) must be greater than the k of each word's search (7"),
             "{message}"
         );
-        // 64 bits: K = 6, C(7, 6) tables.
-        assert_eq!(wide.lines_per_record(Width::Bits64).unwrap(), 7);
         // C(8, 4) tables a word.
-        let approximate = MapReduce::with_rule(8, None, Some(4)).unwrap();
+        let approximate = MapReduce::with_rule(8, None, Some(4), None).unwrap();
         assert_eq!(approximate.lines_per_record(Width::Bits256).unwrap(), 4 * 70);
     }
 }

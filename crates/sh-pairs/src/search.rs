@@ -51,6 +51,8 @@ impl OnPair for CollectPairs {
 pub struct Search<'a, F> {
     blocks: &'a Blocks,
     k: u32,
+    /// The largest distance of a pair reported (K, unless the tables reach further).
+    reach: u32,
     /// B-K: the depth of a table in the tree.
     table_size: usize,
     /// Block masks skipped along the current path; a reported pair disagrees on each.
@@ -66,6 +68,7 @@ impl<'a, F: OnPair> Search<'a, F> {
         Search {
             blocks: tables.blocks(),
             k: tables.k(),
+            reach: tables.reach(),
             table_size: tables.size(),
             skipped: Vec::new(),
             on_pair,
@@ -187,7 +190,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn compare_all(&mut self, group: &[u64]) {
         let n = group.len() as u64;
         self.compared += n * (n - 1) / 2;
-        let k = self.k;
+        let k = self.reach;
         for (i, &a) in group.iter().enumerate() {
             let rest = &group[i + 1..];
             let mut runs = rest.chunks_exact(SCREEN);
@@ -203,12 +206,17 @@ impl<'a, F: OnPair> Search<'a, F> {
         }
     }
 
-    /// Reports the pairs of `a` with each of `others` that are within K and disagree on every
-    /// skipped block.
+    /// Reports the pairs of `a` with each of `others` that are within K (or within the reach
+    /// and differing in at most K blocks) and disagree on every skipped block.
     fn check_each(&mut self, a: u64, others: &[u64]) {
         for &b in others {
             let x = a ^ b;
-            if x.count_ones() <= self.k && self.skipped.iter().all(|&m| x & m != 0) {
+            let distance = x.count_ones();
+            if distance <= self.reach
+                && self.skipped.iter().all(|&m| x & m != 0)
+                && (distance <= self.k
+                    || self.blocks.agreeing(x).count_ones() as usize >= self.table_size)
+            {
                 self.on_pair.found(a.min(b), a.max(b));
             }
         }

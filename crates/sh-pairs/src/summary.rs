@@ -15,6 +15,8 @@ pub struct Summary {
     /// K, and the k of each word's search (K itself for 64 bits).
     pub k: u32,
     pub word_k: u32,
+    /// The byte rule's t (wide fingerprints).
+    pub word_bytes: Option<u32>,
     /// B of each word's search.
     pub blocks: Vec<u32>,
     /// Pairs of distinct fingerprints (of distinct word values, for wide ones) compared.
@@ -41,10 +43,12 @@ impl Summary {
             )
         } else {
             let blocks: Vec<String> = self.blocks.iter().map(u32::to_string).collect();
-            let exact = if WideRule::new(self.words, self.k, Some(self.word_k)).is_exact() {
-                "exact"
-            } else {
-                "approximate"
+            let rule = WideRule::new(self.words, self.k, Some(self.word_k))
+                .with_word_bytes(self.word_bytes);
+            let exact = match rule.word_bytes {
+                _ if rule.is_exact() => "exact".to_string(),
+                Some(t) => format!("approximate, at most {t} of 8 bytes differing"),
+                None => "approximate".to_string(),
             };
             format!(
                 "{}-bit, K={} in total, {} words searched within k={} bits ({exact}), B={}, \

@@ -65,11 +65,14 @@ pub fn binomial(n: u32, k: u32) -> u64 {
     value as u64
 }
 
-/// The C(B, K) tables of a search within K bits over B blocks.
+/// The C(B, K) tables of a search within K bits over B blocks; or, when its reach is above K,
+/// of a search that finds the pairs within K bits and those within the reach that differ in at
+/// most K blocks (every pair that agrees on the blocks of some table).
 #[derive(Debug, Clone)]
 pub struct Tables {
     blocks: Blocks,
     k: u32,
+    reach: u32,
     count: u64,
 }
 
@@ -81,7 +84,27 @@ impl Tables {
                 "--blocks ({blocks}) must be greater than --distance ({k}) and at most 64"
             )));
         }
-        Ok(Tables { blocks: Blocks::new(blocks), k, count: binomial(blocks, k) })
+        Ok(Tables { blocks: Blocks::new(blocks), k, reach: k, count: binomial(blocks, k) })
+    }
+
+    /// The tables for B = `blocks` and K = `k`, finding besides the pairs within K bits those
+    /// within `reach` bits that differ in at most K blocks.
+    pub fn reaching(blocks: u32, k: u32, reach: u32) -> Result<Tables> {
+        Ok(Tables { reach: reach.max(k), ..Tables::new(blocks, k)? })
+    }
+
+    /// The largest distance of a pair found: K, or the reach.
+    pub fn reach(&self) -> u32 {
+        self.reach
+    }
+
+    /// Whether a pair with XOR `x` is one the search finds: within K bits, or within the reach
+    /// and differing in at most K blocks.
+    pub fn finds(&self, x: u64) -> bool {
+        let distance = x.count_ones();
+        distance <= self.k
+            || (distance <= self.reach
+                && self.blocks.agreeing(x).count_ones() as usize >= self.size())
     }
 
     /// How the bits are cut.

@@ -7,6 +7,12 @@
 //! A smaller k (`--word-k`) finds a pair only when some word is within k bits: fewer candidates
 //! and less work, and the recall of [`WideRule::recall`].
 //!
+//! `--word-bytes t` (t < k) narrows the words found: a word within k bits counts only if at most t
+//! of its 8 bytes differ (every word within t bits does). Each word is then searched with the
+//! tables of a search within t bits over its 8 bytes, whose leaves accept k bits
+//! ([`Tables::reaching`]): about the cost of the search within t, and nearly the recall of k
+//! (a random placement of 7 bits touches 7 different bytes with probability 0.027).
+//!
 //! Each pair once: a candidate is reported by the first word within k bits. The search of word
 //! w meets a pair once (its own first-table rule), and drops it when an earlier word is within
 //! k bits, because that word's search has reported it.
@@ -25,7 +31,8 @@ use crate::search::{find_near_groups, search_in_parallel, GroupPairs, OnPair};
 use crate::tables::Tables;
 
 /// Which pairs of fingerprints of `words` words are reported: total distance at most `k`, and
-/// some word within `word_k` bits.
+/// some word within `word_k` bits (and, with `word_bytes`, differing in at most that many of
+/// its 8 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WideRule {
     pub words: usize,
@@ -33,6 +40,17 @@ pub struct WideRule {
     pub k: u32,
     /// k of each word's search: floor(K / words) for the exact search, or less.
     pub word_k: u32,
+    /// t: a word within k bits is found only if at most t of its bytes differ (`None`: any).
+    /// Always below k and 8.
+    pub word_bytes: Option<u32>,
+}
+
+/// The blocks of the byte rule: the 8 bytes of a word.
+pub const BYTES: u32 = 8;
+
+/// How many of the 8 bytes of `x` are not zero.
+fn differing_bytes(x: u64) -> u32 {
+    x.to_le_bytes().iter().filter(|&&b| b != 0).count() as u32
 }
 
 impl WideRule {
@@ -41,12 +59,53 @@ impl WideRule {
     /// search is exact from there).
     pub fn new(words: usize, k: u32, word_k: Option<u32>) -> WideRule {
         let exact = k / words as u32;
-        WideRule { words, k, word_k: word_k.map_or(exact, |w| w.min(exact)) }
+        WideRule { words, k, word_k: word_k.map_or(exact, |w| w.min(exact)), word_bytes: None }
+    }
+
+    /// The rule with the byte rule `--word-bytes t` (`None`: without); a t that narrows
+    /// nothing (at least k) is dropped.
+    pub fn with_word_bytes(self, word_bytes: Option<u32>) -> WideRule {
+        WideRule { word_bytes: word_bytes.filter(|&t| t < self.word_k && t < BYTES), ..self }
     }
 
     /// Whether every pair within K bits is found.
     pub fn is_exact(&self) -> bool {
-        self.word_k == self.k / self.words as u32
+        self.word_k == self.k / self.words as u32 && self.word_bytes.is_none()
+    }
+
+    /// Whether a word with XOR `x` is found: within k bits, and within t bits or differing in
+    /// at most t bytes.
+    pub fn word_found(&self, x: u64) -> bool {
+        let distance = x.count_ones();
+        distance <= self.word_k
+            && self.word_bytes.is_none_or(|t| distance <= t || differing_bytes(x) <= t)
+    }
+
+    /// The k of the tables of each word's search: t with the byte rule, else k.
+    pub fn layout_k(&self) -> u32 {
+        self.word_bytes.unwrap_or(self.word_k)
+    }
+
+    /// The tables of one word's search over `distinct` values: B = `blocks`, or the cost
+    /// model's; with the byte rule, the 8 bytes (a usage error for another B).
+    pub fn word_tables(&self, blocks: Option<u32>, distinct: usize) -> Result<Tables> {
+        match self.word_bytes {
+            Some(t) => {
+                if blocks.is_some_and(|b| b != BYTES) {
+                    return Err(Error::usage(format!(
+                        "--blocks {}: with --word-bytes {t} (the default for 256-bit \
+                         fingerprints without -k and --word-k) each word is searched by its 8 \
+                         bytes, so --blocks must be 8 (or give --word-k without --word-bytes)",
+                        blocks.unwrap_or_default()
+                    )));
+                }
+                Tables::reaching(BYTES, t, self.word_k)
+            }
+            None => {
+                let b = blocks.unwrap_or_else(|| choose_blocks(distinct, self.word_k));
+                Tables::new(b, self.word_k)
+            }
+        }
     }
 
     /// The chance that a pair `distance` bits apart (at most K) is found, if its differing bits
@@ -58,19 +117,49 @@ impl WideRule {
         }
         let d = distance as usize;
         let binomial = binomials(64 * self.words);
-        // ways[j]: placements of j bits in the words so far, more than k in each.
+        let missed = self.missed_placements(&binomial);
+        // ways[j]: placements of j bits in the words so far, none of the words found.
         let mut ways = vec![0.0f64; d + 1];
         ways[0] = 1.0;
         for _ in 0..self.words {
             let mut next = vec![0.0f64; d + 1];
             for (j, &w) in ways.iter().enumerate().filter(|(_, &w)| w > 0.0) {
-                for here in (self.word_k as usize + 1)..=(d - j).min(64) {
-                    next[j + here] += w * binomial[64][here];
+                for here in 0..=(d - j).min(64) {
+                    next[j + here] += w * missed[here];
                 }
             }
             ways = next;
         }
         1.0 - ways[d] / binomial[64 * self.words][d]
+    }
+
+    /// For each i in 0..=64: the placements of i differing bits in one word that the rule does
+    /// not find. All of them beyond k; with the byte rule, between t and k those that touch
+    /// more than t bytes: C(8, j) ways to choose j bytes times the i-subsets of their 8j bits
+    /// that touch each of them (inclusion-exclusion), summed over j > t.
+    fn missed_placements(&self, binomial: &[Vec<f64>]) -> Vec<f64> {
+        let choose = |n: usize, r: usize| if r > n { 0.0 } else { binomial[n][r] };
+        (0..=64usize)
+            .map(|i| match self.word_bytes {
+                _ if i > self.word_k as usize => choose(64, i),
+                Some(t) if i > t as usize => (t as usize + 1..=BYTES as usize)
+                    .map(|j| {
+                        let onto: f64 = (0..=j)
+                            .map(|m| {
+                                let term = choose(j, m) * choose(8 * (j - m), i);
+                                if m % 2 == 0 {
+                                    term
+                                } else {
+                                    -term
+                                }
+                            })
+                            .sum();
+                        choose(BYTES as usize, j) * onto
+                    })
+                    .sum(),
+                _ => 0.0,
+            })
+            .collect()
     }
 
     /// Whether the pair (g, h), met by the search of word `word`, is reported there.
@@ -84,7 +173,7 @@ impl WideRule {
     /// if so. The search itself ensures that word `word` is within k bits; the reduce of
     /// `--map` checks it before (see mapreduce.rs).
     pub(crate) fn reported_at(&self, a: &[u64], b: &[u64], word: usize) -> Option<u32> {
-        let near = |w: usize| (a[w] ^ b[w]).count_ones() <= self.word_k;
+        let near = |w: usize| self.word_found(a[w] ^ b[w]);
         if (0..word).any(near) {
             return None; // an earlier word's search reports it
         }
@@ -171,9 +260,8 @@ fn find_near_groups_wide(
         found.push(same.pairs);
 
         // Fingerprints whose word values are near.
-        let b = blocks.unwrap_or_else(|| choose_blocks(by_value.groups(), rule.word_k));
-        let tables = Tables::new(b, rule.word_k)?;
-        summary.blocks.push(b);
+        let tables = rule.word_tables(blocks, by_value.groups())?;
+        summary.blocks.push(tables.blocks().count() as u32);
         let mut set = by_value.distinct64().to_vec();
         let mut handlers: Vec<WordPairs> = (0..threads)
             .map(|_| WordPairs {
@@ -233,27 +321,36 @@ impl OnPair for WordPairs<'_> {
     }
 }
 
-/// The defaults of sh-pairs for fingerprints of each width, when no -k is given: K, and the k
-/// of each word's search. Chosen by the evaluation (docs/QUALITY.md, "Wide fingerprints"):
+/// The defaults of sh-pairs for fingerprints of each width, when no -k is given: K, the k of
+/// each word's search, and the byte rule's t. Chosen by the evaluation (docs/QUALITY.md, "Wide fingerprints"):
 /// with 2-token shingles and corpus statistics (`sh-weight --df`, with its limit on repeated
 /// items), the most of issue #12's figures met at the least cost. An explicit -k searches exactly unless --word-k is given too.
-pub fn default_rule(words: usize) -> (u32, Option<u32>) {
+pub fn default_rule(words: usize) -> (u32, Option<u32>, Option<u32>) {
     match words {
-        1 => (6, None),
-        2 => (20, Some(8)),
-        _ => (44, Some(7)),
+        1 => (6, None, None),
+        2 => (20, Some(8), None),
+        _ => (44, Some(7), Some(6)),
     }
 }
 
-/// The rule of sh-pairs for fingerprints of `words` words, given -k and --word-k (each `None`
-/// when not given: the defaults of [`default_rule`]); a usage error for a K that the width
-/// cannot have. One word is the 64-bit search within `word_k` = min(K, --word-k).
-pub fn rule_for(words: usize, k: Option<u32>, word_k: Option<u32>) -> Result<WideRule> {
-    let (default_k, default_word_k) = default_rule(words);
+/// The rule of sh-pairs for fingerprints of `words` words, given -k, --word-k and --word-bytes
+/// (each `None` when not given: the defaults of [`default_rule`], the byte rule's only when
+/// neither -k nor --word-k is given); a usage error for a K that the width cannot have. One
+/// word is the 64-bit search within `word_k` = min(K, --word-k), without the byte rule.
+pub fn rule_for(
+    words: usize,
+    k: Option<u32>,
+    word_k: Option<u32>,
+    word_bytes: Option<u32>,
+) -> Result<WideRule> {
+    let (default_k, default_word_k, default_word_bytes) = default_rule(words);
+    let given = k.is_some() || word_k.is_some();
     let word_k = if k.is_some() { word_k } else { word_k.or(default_word_k) };
+    let word_bytes = word_bytes.or(if given { None } else { default_word_bytes });
     let k = k.unwrap_or(default_k);
     check_k(words, k)?;
-    Ok(WideRule::new(words, k, word_k))
+    let rule = WideRule::new(words, k, word_k);
+    Ok(if words > 1 { rule.with_word_bytes(word_bytes) } else { rule })
 }
 
 /// The usage error for a K that the fingerprints' width cannot have.

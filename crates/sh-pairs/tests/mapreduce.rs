@@ -32,6 +32,7 @@ fn direct(text: &str, k: u32, blocks: u32, sparse: bool) -> String {
     let options = Options {
         k: Some(k),
         word_k: None,
+        word_bytes: None,
         blocks: Some(blocks),
         threads: 1,
         format: Format::Tsv,

@@ -24,6 +24,7 @@ fn run(
     let options = Options {
         k: Some(k),
         word_k: None,
+        word_bytes: None,
         blocks: Some(blocks),
         threads,
         format: Format::Tsv,

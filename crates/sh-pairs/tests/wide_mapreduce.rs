@@ -1,11 +1,14 @@
 //! The map/reduce form on wide fingerprints (128 and 256 bits) against the brute-force oracle:
 //! map (in one or several map tasks), sort the lines as bytes or by key only (a simulated
 //! shuffle), cut them into reduce tasks at key boundaries, reduce each, and the pairs must be
-//! the oracle's, each exactly once, for K exact and with --word-k, with ids or line numbers,
+//! the oracle's, each exactly once, for K exact, with --word-k and with --word-bytes, with ids
+//! or line numbers,
 //! with --numbered (then in sh-pairs' own order) and with --sparse.
 
 use proptest::prelude::*;
-use sh_pairs::{binomial, read_records, rule_for, write_pairs, Format, MapReduce, Options};
+use sh_pairs::{
+    binomial, read_records, rule_for, write_pairs, Format, MapReduce, Options, WideRule,
+};
 use sh_testkit::oracle::wide as oracle;
 use sh_testkit::strategies::wide_fingerprints;
 
@@ -13,22 +16,29 @@ mod simulated;
 
 use simulated::{cut, in_input_order, key, quiet, reader, shuffle, sorted};
 
-/// One setting of map and reduce: -b, -k, --word-k.
+/// One setting of map and reduce: -b, -k, --word-k, --word-bytes.
 #[derive(Debug, Clone, Copy)]
 struct Setting {
     blocks: u32,
     k: u32,
     word_k: Option<u32>,
+    word_bytes: Option<u32>,
 }
 
 impl Setting {
-    /// The k each word is searched within, as the oracle applies it.
-    fn per_word(&self, words: usize) -> u32 {
-        rule_for(words, Some(self.k), self.word_k).unwrap().word_k
+    fn rule(&self, words: usize) -> WideRule {
+        rule_for(words, Some(self.k), self.word_k, self.word_bytes).unwrap()
+    }
+
+    /// Which words count, as the oracle applies it.
+    fn per_word(&self, words: usize) -> oracle::WordRule {
+        let rule = self.rule(words);
+        oracle::WordRule { k: rule.word_k, bytes: rule.word_bytes }
     }
 
     fn job(&self, numbered: bool, sparse: bool) -> MapReduce {
-        let mut job = MapReduce::with_rule(self.blocks, Some(self.k), self.word_k).unwrap();
+        let mut job =
+            MapReduce::with_rule(self.blocks, Some(self.k), self.word_k, self.word_bytes).unwrap();
         job.numbered = numbered;
         job.sparse = sparse;
         job
@@ -53,7 +63,12 @@ fn input(fps: &[Vec<u64>], named: bool, blanks: &[usize]) -> (String, Vec<String
 }
 
 /// The oracle's pairs, `A<TAB>B<TAB>DISTANCE` with records named as in the output.
-fn expected(fps: &[Vec<u64>], names: &[String], k: u32, word_k: u32) -> String {
+fn expected(
+    fps: &[Vec<u64>],
+    names: &[String],
+    k: u32,
+    word_k: impl Into<oracle::WordRule>,
+) -> String {
     oracle::near_pairs(fps, k, word_k)
         .into_iter()
         .map(|(i, j, d)| format!("{}\t{}\t{d}\n", names[i], names[j]))
@@ -80,6 +95,7 @@ fn direct_sparse(text: &str, setting: Setting) -> String {
     let options = Options {
         k: Some(setting.k),
         word_k: setting.word_k,
+        word_bytes: setting.word_bytes,
         blocks: Some(setting.blocks),
         threads: 1,
         format: Format::Tsv,
@@ -115,7 +131,7 @@ fn check(
     let (text, names) = input(fps, named, blanks);
     let lines = shuffle(map(&text, setting, map_tasks), by_key_only);
     let word_k = setting.per_word(words);
-    let tables = binomial(setting.blocks, word_k);
+    let tables = binomial(setting.blocks, setting.rule(words).layout_k());
     assert_eq!(lines.len() as u64, (fps.len() * words) as u64 * tables, "L * C(B, k) a record");
     // Each group's key starts with its word's digit.
     assert!(lines.iter().all(|l| (b'0'..b'0' + words as u8).contains(&l[0])));
@@ -141,15 +157,28 @@ fn check(
     );
 }
 
-/// -k up to 48, --word-k sometimes (below, at and above floor(K / words)), and a B whose
-/// C(B, k) tables stay few enough to map every record into each.
+/// -k up to 48, --word-k sometimes (below, at and above floor(K / words)), --word-bytes
+/// sometimes (then B = 8), and a B whose C(B, k) tables stay few enough to map every record
+/// into each.
 fn settings(words: usize) -> impl Strategy<Value = Setting> {
-    (0u32..=48, proptest::option::of(0u32..=14)).prop_flat_map(move |(k, word_k)| {
-        let per_word = rule_for(words, Some(k), word_k).unwrap().word_k;
-        let blocks: Vec<u32> =
-            (per_word + 1..=64).filter(|&b| binomial(b, per_word) <= 200).collect();
-        proptest::sample::select(blocks).prop_map(move |blocks| Setting { blocks, k, word_k })
-    })
+    let word_bytes = proptest::option::weighted(0.3, 0u32..=7);
+    (0u32..=48, proptest::option::of(0u32..=14), word_bytes).prop_flat_map(
+        move |(k, word_k, word_bytes)| {
+            let rule = rule_for(words, Some(k), word_k, word_bytes).unwrap();
+            let blocks: Vec<u32> = match rule.word_bytes {
+                Some(_) => vec![8],
+                None => {
+                    (rule.word_k + 1..=64).filter(|&b| binomial(b, rule.word_k) <= 200).collect()
+                }
+            };
+            proptest::sample::select(blocks).prop_map(move |blocks| Setting {
+                blocks,
+                k,
+                word_k,
+                word_bytes,
+            })
+        },
+    )
 }
 
 #[test]
@@ -158,9 +187,9 @@ fn adversarial_boundaries_for_every_k() {
         for k in 0..=40 {
             let fps = oracle::adversarial(words, k);
             for word_k in [None, Some(0), Some(k / words as u32 / 2)] {
-                let per_word = rule_for(words, Some(k), word_k).unwrap().word_k;
+                let per_word = rule_for(words, Some(k), word_k, None).unwrap().word_k;
                 for blocks in [per_word + 1, per_word + 2] {
-                    let setting = Setting { blocks, k, word_k };
+                    let setting = Setting { blocks, k, word_k, word_bytes: None };
                     check(words, &fps, setting, false, &[], 1, &[], false);
                     check(words, &fps, setting, true, &[1, 4], 2, &[0.4, 0.7], true);
                 }
@@ -174,7 +203,7 @@ fn identical_wide_fingerprints_give_each_pair_once_at_distance_zero() {
     let fp = format!("0x{}\n", "ab".repeat(32));
     let text = fp.repeat(3);
     for (blocks, k) in [(1, 0), (9, 32), (4, 13), (12, 40)] {
-        let setting = Setting { blocks, k, word_k: None };
+        let setting = Setting { blocks, k, word_k: None, word_bytes: None };
         let tasks = vec![shuffle(map(&text, setting, 1), false).concat()];
         assert_eq!(reduce(&tasks, setting, false, false), "1\t2\t0\n1\t3\t0\n2\t3\t0\n");
         assert_eq!(reduce(&tasks, setting, false, true), "1\t2\t0\n2\t3\t0\n");
@@ -186,7 +215,7 @@ fn the_wide_line_format() {
     // 128 bits, K = 2: each word within k = 1 over two blocks of 32 bits, two tables a word,
     // one hex digit for the table number. The key: the word's digit (0: the low 64 bits), the
     // table's number, the word's bits in the table's blocks.
-    let setting = Setting { blocks: 2, k: 2, word_k: None };
+    let setting = Setting { blocks: 2, k: 2, word_k: None, word_bytes: None };
     let text = "a\t0x11112222333344445555666677778888\n\nc\t0x11112222333344445555666677778889\n";
     let lines = map(text, setting, 1);
     let lines: Vec<String> =
@@ -207,7 +236,7 @@ fn the_wide_line_format() {
     assert_eq!(reduce(&tasks, setting, false, false), "a\tc\t1\n");
     assert_eq!(reduce(&tasks, setting, true, false), "1\t3\ta\tc\t1\n");
     // 256 bits: 64 hex digits, four words of keys.
-    let setting = Setting { blocks: 1, k: 3, word_k: None };
+    let setting = Setting { blocks: 1, k: 3, word_k: None, word_bytes: None };
     let lines = map(&format!("0x{}1\n", "0".repeat(63)), setting, 1);
     let fp = format!("{}1", "0".repeat(63));
     // One table of one block, number 0: the word's digit, 0, the word's 16 digits.
@@ -243,7 +272,7 @@ fn reduce_error(text: &str, setting: Setting) -> (String, i32) {
 fn bad_wide_input_names_its_line() {
     let w128 = |last: char| format!("0x{}{last}", "0".repeat(31));
     // 128 bits, K = 2: k = 1 a word, two tables of one 32-bit block; keys of 10 digits.
-    let exact = Setting { blocks: 2, k: 2, word_k: None };
+    let exact = Setting { blocks: 2, k: 2, word_k: None, word_bytes: None };
     let (message, code) = map_error(&format!("{}\n5\n", w128('1')), exact);
     assert_eq!(code, 1);
     assert!(
@@ -254,10 +283,12 @@ fn bad_wide_input_names_its_line() {
         "{message}"
     );
     // -k 128 on 128 bits, and a B not above the k of each word: usage errors (exit 2).
-    let (message, code) =
-        map_error(&format!("{}\n", w128('1')), Setting { blocks: 64, k: 128, word_k: None });
+    let (message, code) = map_error(
+        &format!("{}\n", w128('1')),
+        Setting { blocks: 64, k: 128, word_k: None, word_bytes: None },
+    );
     assert_eq!((message.as_str(), code), ("-k 128: a 128-bit fingerprint needs K below 128", 2));
-    let big_k = Setting { blocks: 8, k: 17, word_k: None };
+    let big_k = Setting { blocks: 8, k: 17, word_k: None, word_bytes: None };
     let (message, code) = map_error(&format!("{}\n", w128('1')), big_k);
     assert_eq!(code, 2);
     let what = "--blocks (8) must be greater than the k of each word's search (8: floor(K/2) \
@@ -287,7 +318,8 @@ fn bad_wide_input_names_its_line() {
         (
             format!("0f00000000\t{one}\t1\n"),
             "line 1: table number 15 out of range: C(B, k) = 2 tables for each word (k = 1); \
-             were --map and --reduce given the same --blocks, --distance and --word-k?",
+             were --map and --reduce given the same --blocks, --distance, --word-k and \
+             --word-bytes?",
         ),
         (format!("000000000\t{one}\t1\n"), "line 1: key of the wrong width for its table"),
         (format!("0000000001\t{one}\t1\n"), "line 1: the fingerprint's bits differ"),
@@ -302,14 +334,16 @@ fn bad_wide_input_names_its_line() {
         assert!(message.starts_with(what), "{bad:?}: {message}");
         assert_eq!(code, 1, "{bad:?}");
     }
-    let (message, code) = reduce_error(&good, Setting { blocks: 64, k: 128, word_k: None });
+    let (message, code) =
+        reduce_error(&good, Setting { blocks: 64, k: 128, word_k: None, word_bytes: None });
     assert_eq!((message.as_str(), code), ("-k 128: a 128-bit fingerprint needs K below 128", 2));
     // The map's lines for another k a word: one table of both blocks, keys of 18 digits.
-    let (message, _) = reduce_error(&good, Setting { blocks: 2, k: 1, word_k: None });
+    let (message, _) =
+        reduce_error(&good, Setting { blocks: 2, k: 1, word_k: None, word_bytes: None });
     assert!(
         message.starts_with(
             "line 1: key of the wrong width for its table: were --map and --reduce given the \
-             same --blocks, --distance and --word-k?"
+             same --blocks, --distance, --word-k and --word-bytes?"
         ),
         "{message}"
     );
@@ -350,24 +384,32 @@ fn the_command_line_on_wide_fingerprints() {
     std::fs::write(path("fp"), &text).unwrap();
     let (input, mapped, sorted_map, pairs) =
         (path("fp"), path("map"), path("sorted"), path("pairs"));
-    for flags in [&[][..], &["-k", "40"], &["-k", "40", "--word-k", "4"], &["--word-k", "4"]] {
-        let map = [&["--map", "-b", "12", "-i", &input, "-o", &mapped][..], flags].concat();
+    let every = [
+        (&[][..], "8"),
+        (&["-k", "40"], "12"),
+        (&["-k", "40", "--word-k", "4"], "12"),
+        (&["--word-k", "4"], "12"),
+        (&["-k", "40", "--word-k", "6", "--word-bytes", "2"], "8"),
+    ];
+    for (flags, blocks) in every {
+        let map = [&["--map", "-b", blocks, "-i", &input, "-o", &mapped][..], flags].concat();
         run(parse(&map).unwrap()).unwrap();
         let mut lines: Vec<String> =
             std::fs::read_to_string(&mapped).unwrap().lines().map(str::to_string).collect();
         lines.sort();
         std::fs::write(&sorted_map, lines.join("\n") + "\n").unwrap();
         let reduce =
-            [&["--reduce", "-b", "12", "-i", &sorted_map, "-o", &pairs][..], flags].concat();
+            [&["--reduce", "-b", blocks, "-i", &sorted_map, "-o", &pairs][..], flags].concat();
         run(parse(&reduce).unwrap()).unwrap();
         let pairs = std::fs::read_to_string(&pairs).unwrap();
         let flag = |name: &str| -> Option<u32> {
             flags.windows(2).find(|w| w[0] == name).map(|w| w[1].parse().unwrap())
         };
-        // Without -k, the defaults of the width (K 44, --word-k 7 for 256 bits).
-        let rule = rule_for(4, flag("-k"), flag("--word-k")).unwrap();
+        // Without -k, the defaults of the width (K 44, --word-k 7, --word-bytes 6 for 256 bits).
+        let rule = rule_for(4, flag("-k"), flag("--word-k"), flag("--word-bytes")).unwrap();
         let names: Vec<String> = (1..=3).map(|i: usize| i.to_string()).collect();
-        let expected = expected(&fps, &names, rule.k, rule.word_k);
+        let word = oracle::WordRule { k: rule.word_k, bytes: rule.word_bytes };
+        let expected = expected(&fps, &names, rule.k, word);
         assert_eq!(sorted(&pairs), sorted(&expected), "{flags:?}");
         assert!(!expected.is_empty());
     }

@@ -1,6 +1,6 @@
 //! sh-pairs on wide fingerprints (128 and 256 bits) against the brute-force oracle: every pair
-//! within K bits in total, exactly once, for any B and threads, exact and with --word-k; with
-//! --against and --sparse too.
+//! within K bits in total, exactly once, for any B and threads, exact, with --word-k and with
+//! --word-bytes; with --against and --sparse too.
 
 use proptest::prelude::*;
 use sh_core::fingerprint::Width;
@@ -14,19 +14,21 @@ fn records(fingerprints: &[Vec<u64>], words: usize) -> Records {
     Records { fingerprints: fingerprints.concat(), width, names: RecordNames::default() }
 }
 
-/// One search: K, --word-k, B (None: the cost model's), threads.
+/// One search: K, --word-k, --word-bytes, B (None: the cost model's), threads.
 #[derive(Debug, Clone, Copy)]
 struct Search {
     k: u32,
     word_k: Option<u32>,
+    word_bytes: Option<u32>,
     blocks: Option<u32>,
     threads: usize,
 }
 
 impl Search {
-    /// The k every word is searched within, as the oracle applies it.
-    fn word_k(&self, words: usize) -> u32 {
-        WideRule::new(words, self.k, self.word_k).word_k
+    /// Which words count, as the oracle applies it.
+    fn word_k(&self, words: usize) -> oracle::WordRule {
+        let rule = WideRule::new(words, self.k, self.word_k).with_word_bytes(self.word_bytes);
+        oracle::WordRule { k: rule.word_k, bytes: rule.word_bytes }
     }
 }
 
@@ -40,6 +42,7 @@ fn run(
     let options = Options {
         k: Some(search.k),
         word_k: search.word_k,
+        word_bytes: search.word_bytes,
         blocks: search.blocks,
         threads: search.threads,
         format: Format::Tsv,
@@ -52,19 +55,20 @@ fn run(
     String::from_utf8(out).expect("UTF-8 output")
 }
 
-/// K up to 70, --word-k sometimes (below, at and above floor(K / words)), B sometimes.
+/// K up to 70, --word-k sometimes (below, at and above floor(K / words)), --word-bytes
+/// sometimes (then B is 8 or the default), B sometimes.
 fn searches(words: usize) -> impl Strategy<Value = Search> {
-    (0u32..=70, proptest::option::of(0u32..=20), any::<bool>(), 1usize..=3).prop_flat_map(
-        move |(k, word_k, choose_b, threads)| {
-            let per_word = WideRule::new(words, k, word_k).word_k;
-            let blocks = if choose_b {
-                proptest::option::of(per_word + 1..=64).boxed()
-            } else {
-                Just(None).boxed()
+    let word_bytes = proptest::option::weighted(0.3, 0u32..=7);
+    (0u32..=70, proptest::option::of(0u32..=20), word_bytes, any::<bool>(), 1usize..=3)
+        .prop_flat_map(move |(k, word_k, word_bytes, choose_b, threads)| {
+            let rule = WideRule::new(words, k, word_k).with_word_bytes(word_bytes);
+            let blocks = match (choose_b, rule.word_bytes) {
+                (false, _) => Just(None).boxed(),
+                (true, Some(_)) => Just(Some(8)).boxed(),
+                (true, None) => proptest::option::of(rule.word_k + 1..=64).boxed(),
             };
-            blocks.prop_map(move |blocks| Search { k, word_k, blocks, threads })
-        },
-    )
+            blocks.prop_map(move |blocks| Search { k, word_k, word_bytes, blocks, threads })
+        })
 }
 
 #[test]
@@ -74,7 +78,7 @@ fn adversarial_boundaries_for_every_k() {
             let fps = oracle::adversarial(words, k);
             for word_k in [None, Some(0), Some(k / words as u32 / 2)] {
                 for blocks in [None, Some(WideRule::new(words, k, word_k).word_k + 1)] {
-                    let search = Search { k, word_k, blocks, threads: 2 };
+                    let search = Search { k, word_k, word_bytes: None, blocks, threads: 2 };
                     let expected = oracle::all_pairs(&fps, k, search.word_k(words));
                     assert_eq!(
                         run(words, &fps, None, search, false),
@@ -87,11 +91,37 @@ fn adversarial_boundaries_for_every_k() {
     }
 }
 
+/// The byte rule at its boundaries: a word d = 1 to 9 bits apart over every number of bytes,
+/// for every k up to 9 and t up to 7, the total K at, below and above the words' sums.
+#[test]
+fn byte_rule_boundaries_for_every_k_and_t() {
+    for words in [2, 4] {
+        let fps = oracle::byte_boundaries(words);
+        for word_k in 0..=9 {
+            for word_bytes in 0..=7 {
+                for k in [word_k, 6 + 3 * words as u32, 40] {
+                    for (blocks, threads) in [(None, 1), (Some(8), 2)] {
+                        let word_k = Some(word_k);
+                        let word_bytes = Some(word_bytes);
+                        let search = Search { k, word_k, word_bytes, blocks, threads };
+                        let expected = oracle::all_pairs(&fps, k, search.word_k(words));
+                        assert_eq!(
+                            run(words, &fps, None, search, false),
+                            expected,
+                            "{words} words {search:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn identical_wide_fingerprints_are_pairs_at_distance_zero() {
     let fp = vec![1, 2, 3, 4];
     let fps = [fp.clone(), fp.clone(), fp];
-    let search = Search { k: 0, word_k: None, blocks: None, threads: 1 };
+    let search = Search { k: 0, word_k: None, word_bytes: None, blocks: None, threads: 1 };
     assert_eq!(run(4, &fps, None, search, false), "1\t2\t0\n1\t3\t0\n2\t3\t0\n");
     assert_eq!(run(4, &fps, None, search, true), "1\t2\t0\n2\t3\t0\n");
 }

@@ -1,19 +1,53 @@
 //! The oracle for wide fingerprints (128 and 256 bits): a fingerprint is its 64-bit words, word
 //! 0 first, and the distance of two is the sum of their words' distances. sh-pairs reports a
 //! pair when the total is at most K and some word is within k bits (`--word-k`; the exact search
-//! has k = floor(K / words), which every pair within K meets).
+//! has k = floor(K / words), which every pair within K meets). With `--word-bytes t`, a word
+//! within k bits counts only if it is within t bits or at most t of its 8 bytes differ.
 
 use super::{components, lines};
 
-/// The distance of two fingerprints of one width, and whether some word is within `word_k`.
-fn distance(a: &[u64], b: &[u64], word_k: u32) -> (u32, bool) {
+/// Which words count: within `k` bits, and with `bytes` = Some(t) also within t bits or with at
+/// most t of their 8 bytes differing. A plain k converts to the rule without bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordRule {
+    pub k: u32,
+    pub bytes: Option<u32>,
+}
+
+impl From<u32> for WordRule {
+    fn from(k: u32) -> WordRule {
+        WordRule { k, bytes: None }
+    }
+}
+
+impl WordRule {
+    fn counts(self, a: u64, b: u64) -> bool {
+        let mut differing_bytes = 0;
+        let mut bits = 0;
+        for byte in 0..8 {
+            let (x, y) = ((a >> (8 * byte)) as u8, (b >> (8 * byte)) as u8);
+            bits += (x ^ y).count_ones();
+            differing_bytes += u32::from(x != y);
+        }
+        bits <= self.k && self.bytes.is_none_or(|t| bits <= t || differing_bytes <= t)
+    }
+}
+
+/// The distance of two fingerprints of one width, and whether some word counts by the rule.
+fn distance(a: &[u64], b: &[u64], word: WordRule) -> (u32, bool) {
     assert_eq!(a.len(), b.len(), "fingerprints of one width");
-    let words = a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones());
-    words.fold((0, false), |(total, near), d| (total + d, near || d <= word_k))
+    a.iter().zip(b).fold((0, false), |(total, near), (&x, &y)| {
+        (total + (x ^ y).count_ones(), near || word.counts(x, y))
+    })
 }
 
 /// Every pair `(i, j, distance)`, `i < j`, that the rule reports, in (i, j) order.
-pub fn near_pairs(fps: &[Vec<u64>], k: u32, word_k: u32) -> Vec<(usize, usize, u32)> {
+pub fn near_pairs(
+    fps: &[Vec<u64>],
+    k: u32,
+    word_k: impl Into<WordRule>,
+) -> Vec<(usize, usize, u32)> {
+    let word_k = word_k.into();
     let mut pairs = Vec::new();
     for (i, a) in fps.iter().enumerate() {
         for (j, b) in fps.iter().enumerate().skip(i + 1) {
@@ -26,13 +60,18 @@ pub fn near_pairs(fps: &[Vec<u64>], k: u32, word_k: u32) -> Vec<(usize, usize, u
     pairs
 }
 
-/// The output of `sh-pairs -k K --word-k WORD_K` on `fps`.
-pub fn all_pairs(fps: &[Vec<u64>], k: u32, word_k: u32) -> String {
+/// The output of `sh-pairs -k K --word-k WORD_K [--word-bytes T]` on `fps`.
+pub fn all_pairs(fps: &[Vec<u64>], k: u32, word_k: impl Into<WordRule>) -> String {
     lines(near_pairs(fps, k, word_k))
 }
 
 /// The output of `sh-pairs -k K --word-k WORD_K --against CORPUS` on `query`.
-pub fn against(query: &[Vec<u64>], corpus: &[Vec<u64>], k: u32, word_k: u32) -> String {
+pub fn against(
+    query: &[Vec<u64>],
+    corpus: &[Vec<u64>],
+    k: u32,
+    word_k: impl Into<WordRule>,
+) -> String {
     let queries = query.len();
     let both = [query, corpus].concat();
     let crossing = near_pairs(&both, k, word_k)
@@ -44,7 +83,13 @@ pub fn against(query: &[Vec<u64>], corpus: &[Vec<u64>], k: u32, word_k: u32) -> 
 
 /// Checks the output of `sh-pairs -k K --word-k WORD_K --sparse` on `fps` as
 /// [`super::check_sparse`] does for 64 bits.
-pub fn check_sparse(fps: &[Vec<u64>], k: u32, word_k: u32, sparse: &str) -> Result<(), String> {
+pub fn check_sparse(
+    fps: &[Vec<u64>],
+    k: u32,
+    word_k: impl Into<WordRule>,
+    sparse: &str,
+) -> Result<(), String> {
+    let word_k = word_k.into();
     let mut previous = (0, 0);
     for line in sparse.lines() {
         let fields: Vec<usize> = line
@@ -66,7 +111,7 @@ pub fn check_sparse(fps: &[Vec<u64>], k: u32, word_k: u32, sparse: &str) -> Resu
             return Err(format!("wrong distance: {line}"));
         }
         if total > k || !near {
-            return Err(format!("not a pair within K = {k} with a word within {word_k}: {line}"));
+            return Err(format!("not a pair within K = {k} with a word by {word_k:?}: {line}"));
         }
     }
     let all = all_pairs(fps, k, word_k);
@@ -132,6 +177,31 @@ pub fn adversarial(words: usize, k: u32) -> Vec<Vec<u64>> {
     fps
 }
 
+/// Fingerprints of `words` words around one base whose first or last word differs from the
+/// base's by d = 1 to 9 bits spread over as many bytes as they can fill (from the fewest to
+/// min(d, 8)), the other words equal to the base's or 3 bits from them: the boundaries of the
+/// byte rule (`--word-bytes`) for every t and k up to 9.
+pub fn byte_boundaries(words: usize) -> Vec<Vec<u64>> {
+    let base: Vec<u64> = (0..words as u64)
+        .map(|i| 0x0123_4567_89ab_cdefu64.rotate_left(11 * i as u32) ^ (i * 0x1111))
+        .collect();
+    let mut fps = vec![base.clone()];
+    for w in [0, words - 1] {
+        for d in 1..=9u32 {
+            for touched in d.div_ceil(8)..=d.min(8) {
+                // Bit j in byte j % touched, at place j / touched within it.
+                let x = (0..d).fold(0u64, |x, j| x | 1 << (8 * (j % touched) + j / touched));
+                for others in [0u64, 0b111 << 20] {
+                    let mut fp: Vec<u64> = base.iter().map(|&v| v ^ others).collect();
+                    fp[w] = base[w] ^ x;
+                    fps.push(fp);
+                }
+            }
+        }
+    }
+    fps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +216,33 @@ mod tests {
         assert_eq!(against(&fps[..1], &fps[1..], 2, 1), "1\t1\t1\n");
         assert_eq!(check_sparse(&fps, 3, 1, "1\t2\t1\n2\t3\t2\n"), Ok(()));
         assert!(check_sparse(&fps, 3, 0, "1\t3\t3\n").is_err(), "no word within 0");
+    }
+
+    #[test]
+    fn the_byte_rule_by_hand() {
+        // Word 0: 7 bits in 7 bytes, 7 bits in 6 bytes, 6 bits in 6 bytes from the first.
+        let spread = |bytes: &[u32], extra: u64| bytes.iter().fold(extra, |x, &b| x | 1 << (8 * b));
+        // Word 1 at least 8 bits apart in every pair, so that only word 0 can count.
+        let fps = vec![
+            vec![0, 0],
+            vec![spread(&[0, 1, 2, 3, 4, 5, 6], 0), 0xff],
+            vec![spread(&[0, 1, 2, 3, 4, 5], 2), 0xff00],
+            vec![spread(&[0, 1, 2, 3, 4, 5], 0), 0xff_0000],
+        ];
+        let rule = WordRule { k: 7, bytes: Some(6) };
+        let found: Vec<(usize, usize)> =
+            near_pairs(&fps, 40, rule).iter().map(|&(i, j, _)| (i, j)).collect();
+        // (0, 1) is 7 bits in 7 bytes: not counted; (1, 2): bits 1 and 48 differ, 2 bits.
+        assert!(!found.contains(&(0, 1)) && found.contains(&(0, 2)) && found.contains(&(0, 3)));
+        assert!(found.contains(&(1, 2)), "{found:?}");
+        assert!(near_pairs(&fps, 40, 7).iter().any(|&(i, j, _)| (i, j) == (0, 1)));
+        for fp in byte_boundaries(4) {
+            assert_eq!(fp.len(), 4);
+        }
+        assert_eq!(
+            byte_boundaries(2).len(),
+            1 + 2 * 2 * (1..=9u32).map(|d| d.min(8) - d.div_ceil(8) + 1).sum::<u32>() as usize
+        );
     }
 
     #[test]
