@@ -101,6 +101,10 @@ def parse_args(argv):
                    help="sh-pairs --word-k: wide fingerprints, only pairs with some 64-bit word within "
                         "this many bits (approximate; default: sh-pairs' without -k, 8 for 128 bits and "
                         "7 for 256; exact, floor(K / words), with -k)")
+    p.add_argument("--word-bytes", type=int,
+                   help="sh-pairs --word-bytes: with --word-k, a word counts only if at most this many "
+                        "of its 8 bytes differ, and each word is searched over its bytes (B = 8; "
+                        "default: sh-pairs' without -k and --word-k, 6 for 256 bits)")
     p.add_argument("-b", "--blocks", type=int,
                    help="B: blocks of each word's search, C(B, k) tables, k = K for 64 bits and "
                         "floor(K / words) or --word-k for wide ones (each record is shuffled once per "
@@ -145,15 +149,28 @@ def parse_args(argv):
     )
     args = p.parse_args(argv)
     if args.distance is None:
-        # As sh-pairs without -k: the width's K, and its --word-k unless one is given.
-        args.distance, default_word_k = DEFAULT_RULE[args.bits]
+        # As sh-pairs without -k: the width's K, and its --word-k (and --word-bytes) unless
+        # --word-k is given.
+        args.distance, default_word_k, default_word_bytes = DEFAULT_RULE[args.bits]
         if args.word_k is None:
             args.word_k = default_word_k
+            if args.word_bytes is None:
+                args.word_bytes = default_word_bytes
     if not 0 <= args.distance < args.bits:
         p.error("need 0 <= K < %d for %d-bit fingerprints" % (args.bits, args.bits))
     if args.word_k is not None and not 0 <= args.word_k <= 63:
         p.error("need 0 <= --word-k <= 63")
     args.k_per_word = word_k(args)
+    if args.word_bytes is not None and not 0 <= args.word_bytes <= 7:
+        p.error("need 0 <= --word-bytes <= 7")
+    if args.bits == 64 or args.word_bytes is None or args.word_bytes >= args.k_per_word:
+        args.word_bytes = None  # as sh-pairs: it narrows nothing
+    else:
+        # The tables are those of a search within --word-bytes over the 8 bytes of each word.
+        if args.blocks not in (None, 8):
+            p.error("--word-bytes searches each word by its 8 bytes: -b must be 8")
+        args.blocks = 8
+        args.k_per_word = args.word_bytes
     if args.blocks is None:
         args.blocks = max(8, args.k_per_word + 2)
     if not args.k_per_word < args.blocks <= 64:
@@ -176,8 +193,9 @@ def parse_args(argv):
     return args
 
 
-# sh-pairs' default K and --word-k for each width (crates/sh-pairs/src/wide.rs, default_rule).
-DEFAULT_RULE = {64: (6, None), 128: (20, 8), 256: (44, 7)}
+# sh-pairs' default K, --word-k and --word-bytes for each width (crates/sh-pairs/src/wide.rs,
+# default_rule).
+DEFAULT_RULE = {64: (6, None, None), 128: (20, 8, None), 256: (44, 7, 6)}
 
 
 def word_k(args):
@@ -537,6 +555,8 @@ def run(sc, args):
     table = ["-b", str(args.blocks), "-k", str(args.distance), "--quiet"]
     if args.word_k is not None:
         table += ["--word-k", str(args.word_k)]
+    if args.word_bytes is not None:
+        table += ["--word-bytes", str(args.word_bytes)]
     compute_flags = [] if args.bits == 64 else ["--bits", str(args.bits)]
 
     # 1. text -> fingerprints, one line per document, in input order.

@@ -40,19 +40,27 @@ floor(K/L) bits (pigeonhole). So each word is searched as above within k = floor
 over the distinct values of that word, and every candidate's total is checked: the search is \
 exact. A candidate is reported by the first word within k bits, so each pair comes out once. \
 --word-k k searches each word within a smaller k: faster, and a pair within K is found only \
-if some word is within k bits. Without -k the default is chosen for the width from our \
-evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 with --word-k 8 for 128 \
-bits; K = 44 with --word-k 7 for 256 bits, which finds nearly every copy with up to 2% of its \
-words edited and most with 5%, at about 7 times the cost of a 64-bit search with K = 6 (10M documents). \
-A -k given alone is exact: -k 52 on 256 bits reached MinHash LSH's F1 on copies with up to \
-5% of their words edited in every set of our evaluation but the license texts, and searches \
-each word within 13 bits, many times the cost. If the \
-d differing bits of a pair fall at random places (as they do for simhash), the chance that it \
-is found is 1 - N/C(64L, d), where N is the number of ways to place d bits in L words of 64 \
-with more than k in every word: the sum, over d_1 + ... + d_L = d with every d_i > k, of \
-C(64, d_1) * ... * C(64, d_L). It is 1 for d <= L*(k+1) - 1. For L = 4, k = 6: 0.992 at \
-d = 28, 0.83 at d = 32, 0.54 at d = 36; k = 8: 1 up to d = 35, 0.86 at d = 40. --stats shows the words searched, the candidates \
-verified and whether the search was exact. --blocks, if given, is B of every word's search.
+if some word is within k bits. --word-bytes T (with a k above T) narrows that to the words \
+within k bits that differ in at most T of their 8 bytes (any word within T bits does): each \
+word is then searched over its 8 bytes (B = 8) with the tables of a search within T, whose \
+leaves accept k bits, at about the cost of a search within T. Without -k the default is chosen \
+for the width from our evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 \
+with --word-k 8 for 128 bits; K = 44 with --word-k 7 and --word-bytes 6 for 256 bits, which \
+finds nearly every copy with up to 2% of its words edited and most with 5%, at about 4 times \
+the cost of a 64-bit search with K = 6. A -k given alone is exact: -k 52 on 256 bits reached \
+MinHash LSH's F1 on copies with up to 5% of their words edited in every set of our evaluation \
+but the license texts, and searches each word within 13 bits, many times the cost. If the d \
+differing bits of a pair fall at random places (as they do for simhash), the chance that it is \
+found is 1 - N/C(64L, d), where N is the number of ways to place d bits in L words of 64 with \
+no word found: the sum, over d_1 + ... + d_L = d, of m(d_1) * ... * m(d_L), where m(i) is \
+C(64, i) for i > k, 0 for i <= T (or i <= k without --word-bytes), and between them the \
+placements of i bits that touch more than T bytes: the sum over j > T of C(8, j) times the sum \
+over m = 0..j of (-1)^m C(j, m) C(8(j - m), i). Without --word-bytes it is 1 for d <= L*(k+1) - \
+1. For L = 4, k = 6: 0.992 at d = 28, 0.83 at d = 32, 0.54 at d = 36; k = 7: 1 up to d = 31, \
+0.993 at 32, 0.85 at 36, 0.58 at 40; k = 7, T = 6: 0.991 at d = 32, 0.84 at 36, 0.57 at 40, \
+0.33 at 44; k = 8: 1 up to d = 35, 0.86 at d = 40. --stats shows the words searched, the \
+candidates verified and whether the search was exact. --blocks, if given, is B of every word's \
+search (8 with --word-bytes).
 
 Choosing B: few blocks mean few tables but large groups; many blocks mean small groups but \
 many tables. Without --blocks, B is the value in K+1..64 with the least expected work for the \
@@ -68,15 +76,15 @@ far fewer lines.
 
 Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
 for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
-source) or through sort(1). Both steps need --blocks and the same -b, -k and --word-k (-k and \
---word-k default by the width, as above). The map reads the records as above and writes, for \
+source) or through sort(1). Both steps need --blocks and the same -b, -k, --word-k and \
+--word-bytes (they default by the width, as above: B must be 8 for the 256-bit default). The map reads the records as above and writes, for \
 each record and each of the C(B, K) tables, one line `KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID]`: \
 KEY is the table's number (tables in lexicographic order of their blocks, from 0) in lowercase \
 hex zero-padded to the width of C(B, K)-1, followed by the fingerprint's bits in that table's \
 blocks, most significant first, in lowercase hex zero-padded to ceil(bits/4) digits; \
 FINGERPRINT is 16 lowercase hex digits; LINE is the record's line number in the whole input; \
 ID is there when the record has one. Wide fingerprints (L words) take L * C(B, k) lines a \
-record, k the k of each word's search (floor(K/L), or --word-k): for each word w and each of \
+record, k the k of each word's tables (floor(K/L), --word-k, or --word-bytes): for each word w and each of \
 the C(B, k) tables, KEY is w as one digit (0 for the low 64 bits, to L-1), then the table's \
 number and the word's bits in its blocks as above; FINGERPRINT is the whole fingerprint, 32 or \
 64 lowercase hex digits, highest word first (its text form without 0x), and tells the reduce \
@@ -113,8 +121,8 @@ pub struct Args {
     /// Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The
     /// default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token
     /// shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for
-    /// 128 bits and 44 with --word-k 7 for 256. A K given here is searched exactly unless
-    /// --word-k is given too
+    /// 128 bits and 44 with --word-k 7 and --word-bytes 6 for 256. A K given here is searched
+    /// exactly unless --word-k is given too
     #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
           value_parser = clap::value_parser!(u32).range(0..=255))]
     pub k: Option<u32>,
@@ -190,8 +198,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
-    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 44 bits in total with a word within 7 bits (the defaults for that width)."),
-    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: as fast as the default, and about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
+    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 44 bits in total with a word within 7 bits that differs in at most 6 of its bytes (the defaults for that width)."),
+    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: about twice the default's search, and about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
     ("sh-pairs --map -b 12 < fp-256.tsv | LC_ALL=C sort | sh-pairs --reduce -b 12", "The same on 256-bit fingerprints: the pairs within 32 bits in total, 4 * C(12, 8) = 1980 map lines a record."),
 ];

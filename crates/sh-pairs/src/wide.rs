@@ -404,5 +404,27 @@ mod tests {
         let rule = WideRule::new(4, 60, Some(8));
         assert_eq!(rule.recall(35), 1.0);
         assert!((rule.recall(40) - 0.8636).abs() < 5e-5, "k=8 d=40: {}", rule.recall(40));
+        // The byte rule, computed apart the same way (the bytes touched counted by a walk over
+        // the 8 bytes, not by inclusion-exclusion).
+        let rule = WideRule::new(4, 60, Some(7)).with_word_bytes(Some(6));
+        for (d, expected) in [(32, 0.99148), (36, 0.84166), (40, 0.57256), (44, 0.33064)] {
+            assert!((rule.recall(d) - expected).abs() < 5e-5, "k=7 t=6 d={d}: {}", rule.recall(d));
+        }
+        assert!(rule.recall(28) > 0.999_999_99 && rule.recall(28) < 1.0);
+    }
+
+    #[test]
+    fn the_byte_rule_misses_words_that_touch_more_bytes() {
+        let rule = WideRule::new(4, 44, Some(7)).with_word_bytes(Some(6));
+        // 7 bits in 7 different bytes of 8: C(8, 7) * 8^7 placements.
+        let missed = rule.missed_placements(&binomials(256));
+        assert_eq!(missed[7], 8.0 * 8f64.powi(7));
+        assert_eq!(missed[6], 0.0);
+        assert_eq!(missed[8], binomials(64)[64][8]);
+        assert!(rule.word_found(0x7f) && rule.word_found(0x0000_0101_0101_0103));
+        assert!(!rule.word_found(0x0001_0101_0101_0101) && !rule.word_found(0xff));
+        // A t that narrows nothing is dropped.
+        assert_eq!(WideRule::new(4, 44, Some(7)).with_word_bytes(Some(7)).word_bytes, None);
+        assert!(!rule.is_exact() && rule.layout_k() == 6);
     }
 }
