@@ -23,7 +23,7 @@ _sh__pairs() {
 
     case "${cmd}" in
         sh__pairs)
-            opts="-i -o -d -k -b -j -q -h -V --input --output --distance --word-k --blocks --threads --against --format --sparse --stats --quiet --map --reduce --numbered --help --version"
+            opts="-i -o -d -k -b -j -q -h -V --input --output --distance --word-k --word-bytes --blocks --threads --against --format --sparse --stats --quiet --map --reduce --numbered --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,10 @@ _sh__pairs() {
                     return 0
                     ;;
                 --word-k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --word-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
