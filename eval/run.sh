@@ -8,7 +8,9 @@
 #   2. eval/corpusstats.py: on those sets and the real pages (2% and 5% edits), windows 2-4,
 #      the plain pipeline and every variant of corpus statistics (sh-df, sh-weight), K 0-12,
 #      MinHash LSH (datasketch and rensa) beside;
-#   3. (optional, --wide or --wide-only) eval/wide.py: wide fingerprints (issue #12): widths 64,
+#   3. (optional, --wide or --wide-only) eval/wide.py, then eval/byterule.py (sh-pairs'
+#      --word-bytes against --word-k alone, eval/work/byterule-report.txt): wide fingerprints
+#      (issue #12): widths 64,
 #      128, 256, windows 2-4, plain and `sh-weight --df`, every total K and the word-k rule, on
 #      every set and a generated zipf corpus, MinHash LSH beside (corpusstats.py's figures, and
 #      its code on the zipf corpus), the recall formula of the word-k rule against measurement.
@@ -122,6 +124,8 @@ if $wide; then
     "$python" eval/wide.py --sets "$work/sets" --bin "$bin" --work "$work/wide" \
         --report "$work/wide-report.md" --results "$work/wide-results.tsv" \
         --minhash-results "$work/corpus-results.tsv" "${wide_args[@]+"${wide_args[@]}"}"
+    log "the byte rule of sh-pairs (--word-bytes) on the 256-bit fingerprints"
+    "$python" eval/byterule.py --bin "$bin" --work "$work" > "$work/byterule-report.txt"
 fi
 
 log "data: $(cat "$raw/linux-doc.tsv.version"), $(cat "$raw/manpages-zh/version"), spdx-license-list 6.12.0, $(paste -sd, "$raw/realpages/versions")"
