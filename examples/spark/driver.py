@@ -161,6 +161,7 @@ def parse_args(argv):
     if args.word_k is not None and not 0 <= args.word_k <= 63:
         p.error("need 0 <= --word-k <= 63")
     args.k_per_word = word_k(args)
+    args.tables_k = args.k_per_word  # the k of each word's tables
     if args.word_bytes is not None and not 0 <= args.word_bytes <= 7:
         p.error("need 0 <= --word-bytes <= 7")
     if args.bits == 64 or args.word_bytes is None or args.word_bytes >= args.k_per_word:
@@ -170,14 +171,14 @@ def parse_args(argv):
         if args.blocks not in (None, 8):
             p.error("--word-bytes searches each word by its 8 bytes: -b must be 8")
         args.blocks = 8
-        args.k_per_word = args.word_bytes
+        args.tables_k = args.word_bytes
     if args.blocks is None:
-        args.blocks = max(8, args.k_per_word + 2)
-    if not args.k_per_word < args.blocks <= 64:
+        args.blocks = max(8, args.tables_k + 2)
+    if not args.tables_k < args.blocks <= 64:
         if args.bits == 64:
             p.error("need 0 <= K < B <= 64")
         p.error("need k < B <= 64, k = %d the k of each word's search (floor(K/%d) or --word-k)"
-                % (args.k_per_word, args.bits // 64))
+                % (args.tables_k, args.bits // 64))
     if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None) \
             and not args.df:
         p.error("--max-df, --df-floor, --idf and --max-tf go with --df")
@@ -652,11 +653,13 @@ def main(argv=None, sc=None):
         if own:
             sc.stop()
     words = args.bits // 64
-    tables = binomial(args.blocks, args.k_per_word)
+    tables = binomial(args.blocks, args.tables_k)
     search = "K=%d, B=%d, %d tables" % (args.distance, args.blocks, tables)
     if words > 1:
         search = "%d-bit, K=%d in total, %d words within k=%d, B=%d, %d tables a word" % (
             args.bits, args.distance, words, args.k_per_word, args.blocks, tables)
+        if args.word_bytes is not None:
+            search += ", at most %d of a word's 8 bytes differing" % args.word_bytes
     print(
         "sh-tools on Spark: %d documents, %d pairs (%s), %d clusters (%d rounds of large-star and "
         "small-star), output in %s" % (documents, pairs, search, cluster_count, rounds, args.output),
