@@ -5,7 +5,9 @@ Run through bench/run, which builds the release binaries, makes the venv with th
 then calls this script with that venv's Python. Prints a Markdown table; nothing is asserted.
 
 Peers: simhash-pybind 0.0.3 (the C++ core of seomoz's simhash-py: `find_all`, `compute`) and
-simhash 2.1.2 (pure Python, `Simhash(text)`). A peer's `find_all` is timed around the call only,
+simhash 2.1.2 (pure Python, `Simhash(text)`); rensa 0.5.0 and hammingbird 0.5.0 in the wide and
+index sections; in the peers section (text_pairs.py, pair_search.py, pipepart.py) gaoya 0.2.2,
+rensa, datasketch 2.0.0 and hammingbird, each run as a whole process. A peer's `find_all` is timed around the call only,
 after its input is loaded; sh-tools commands are timed as whole processes, reading and writing
 text. Peak RSS comes from /usr/bin/time -v.
 """
