@@ -1,6 +1,7 @@
 """The peers section of bench.py (issue #15, item 2): a per-document stage split across cores
 by GNU parallel (`parallel --pipepart -a FILE --block SIZE -k -j N 'stages'`), against the
-four-stage pipeline and sh-fingerprint -j 1 and -j N on the same corpus, each configuration
+four-stage pipeline and sh-fingerprint -j 1 and -j N on the same corpus (and sh-fingerprint -j 1,
+a stage that is one single-threaded process, split the same way), each configuration
 once a round, in turn; every run's output compared with the pipeline's, byte for byte.
 
 --pipepart cuts the file itself at line ends into blocks (--block 10M: about 10 MB each; -1:
@@ -25,6 +26,10 @@ def configurations(threads):
         f"parallel --pipepart --block -1 -k -j {threads} '…'":
             f"parallel --pipepart -a {{corpus}} --block -1 -k -j {threads} '{STAGES}' > {{out}}",
         "sh-fingerprint -j 1": "sh-fingerprint --with-id -q -j 1 < {corpus} > {out}",
+        # A stage that is one single-threaded process, split the same way.
+        f"parallel --pipepart --block -1 -k -j {threads} 'sh-fingerprint --with-id -q -j 1'":
+            f"parallel --pipepart -a {{corpus}} --block -1 -k -j {threads} "
+            f"'sh-fingerprint --with-id -q -j 1' > {{out}}",
         f"sh-fingerprint -j {threads}":
             f"sh-fingerprint --with-id -q -j {threads} < {{corpus}} > {{out}}",
     }
