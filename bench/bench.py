@@ -55,7 +55,8 @@ def main():
     parser.add_argument("--simhash-python", default=sys.executable,
                         help="a Python with simhash 2.1.2")
     parser.add_argument("--skip-peer-10m", action="store_true",
-                        help="do not run the peer on the large random set (minutes per run)")
+                        help="do not run the peer on the large random set (minutes per run), nor, "
+                             "in the peers section, hammingbird's Index on it (5 minutes)")
     parser.add_argument("--rensa-python", default=sys.executable, help="a Python with rensa 0.5.0")
     parser.add_argument("--hammingbird-python", default=sys.executable,
                         help="a Python with hammingbird 0.5.0 (and NumPy)")
