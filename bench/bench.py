@@ -5,7 +5,9 @@ Run through bench/run, which builds the release binaries, makes the venv with th
 then calls this script with that venv's Python. Prints a Markdown table; nothing is asserted.
 
 Peers: simhash-pybind 0.0.3 (the C++ core of seomoz's simhash-py: `find_all`, `compute`) and
-simhash 2.1.2 (pure Python, `Simhash(text)`). A peer's `find_all` is timed around the call only,
+simhash 2.1.2 (pure Python, `Simhash(text)`); rensa 0.5.0 and hammingbird 0.5.0 in the wide and
+index sections; in the peers section (text_pairs.py, pair_search.py, pipepart.py) gaoya 0.2.2,
+rensa, datasketch 2.0.0 and hammingbird, each run as a whole process. A peer's `find_all` is timed around the call only,
 after its input is loaded; sh-tools commands are timed as whole processes, reading and writing
 text. Peak RSS comes from /usr/bin/time -v.
 """
@@ -25,6 +27,9 @@ from pathlib import Path
 import corpus_stats
 import index
 import fingerprint
+import pair_search
+import pipepart
+import text_pairs
 import wide
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,20 +55,27 @@ def main():
     parser.add_argument("--simhash-python", default=sys.executable,
                         help="a Python with simhash 2.1.2")
     parser.add_argument("--skip-peer-10m", action="store_true",
-                        help="do not run the peer on the large random set (minutes per run)")
+                        help="do not run the peer on the large random set (minutes per run), nor, "
+                             "in the peers section, hammingbird's Index on it (5 minutes)")
     parser.add_argument("--rensa-python", default=sys.executable, help="a Python with rensa 0.5.0")
     parser.add_argument("--hammingbird-python", default=sys.executable,
                         help="a Python with hammingbird 0.5.0 (and NumPy)")
+    parser.add_argument("--gaoya-python", help="a Python with gaoya 0.2.2 (peers section; "
+                        "without it gaoya is reported as not installed)")
+    parser.add_argument("--datasketch-python", help="a Python with datasketch 2.0.0 (peers "
+                        "section; without it datasketch is reported as not installed)")
     parser.add_argument("--index-100m", action="store_true",
                         help="index section: also the 100M corpus (about 3 GB of text, 13 GB of "
                              "disk at most, minutes per step)")
-    parser.add_argument("--only", choices=["corpus-stats", "wide", "index", "fingerprint"],
+    parser.add_argument("--only", choices=["corpus-stats", "wide", "index", "fingerprint", "peers"],
                         help="run one section alone: corpus-stats (sh-df, sh-weight, the recommended "
                              "pipeline), wide (wide fingerprints: the search and text to pairs "
                              "against rensa), index (sh-index: size, open, single and batch "
                              "queries, build, add, compact, against hammingbird) or fingerprint "
                              "(sh-fingerprint on one and two threads against the four-stage "
-                             "pipeline)")
+                             "pipeline) or peers (text to pairs against gaoya, rensa and "
+                             "datasketch on a zipf corpus with planted copies; sh-pairs against "
+                             "hammingbird; parallel --pipepart against sh-fingerprint)")
     args = parser.parse_args()
     size = SIZES[args.size]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -92,6 +104,10 @@ def main():
         corpus = args.corpus or (demo if args.size == "tiny" else linux_doc(args.work))
         fused = fingerprint.run(bench, [corpus, fingerprint.zipf_corpus(args.work, size["zipf_bytes"])])
         fingerprint.print_results(fused, Measure)
+        return
+
+    if args.only == "peers":
+        peers_section(bench, args, size)
         return
 
     small = random_fingerprints(args.work, size["small"], seed=1)
@@ -152,6 +168,25 @@ def main():
     wide.print_results(wide_rows, wide_text, count, Measure)
     index.print_results(index_results, count, Measure)
     fingerprint.print_results(fused, Measure)
+    peers_section(bench, args, size)
+
+
+def peers_section(bench, args, size):
+    """Text to pairs against gaoya, rensa and datasketch; sh-pairs against hammingbird;
+    parallel --pipepart against sh-fingerprint (issue #15, items 2 and 3)."""
+    corpus, labels, copies = fingerprint.zipf_corpus_with_gold(args.work, size["zipf_bytes"])
+    pythons = {"gaoya": args.gaoya_python, "rensa": args.rensa_python,
+               "datasketch": args.datasketch_python}
+    texts = text_pairs.run(bench, corpus, labels, copies, pythons)
+    small = random_fingerprints(args.work, size["small"], seed=1)
+    large = random_fingerprints(args.work, size["large"], seed=2)
+    searches = pair_search.run(bench, [(count(size["small"]), small, bench.runs),
+                                       (count(size["large"]), large, 1)],
+                               args.hammingbird_python, args.skip_peer_10m)
+    split = pipepart.run(bench, corpus)
+    text_pairs.print_results(texts, Measure)
+    pair_search.print_results(searches, Measure)
+    pipepart.print_results(split, Measure)
 
 
 class Measure:
@@ -201,6 +236,31 @@ class Bench:
             cpu.append(sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1))
                            for kind in ("User", "System")))
         return Measure(seconds, rss, cpu)
+
+    def attempt(self, command):
+        """One run of a shell command under /usr/bin/time -v that may fail (a peer stopped by
+        a memory limit): (Measure of that run, None) when it succeeds, else (Measure, what
+        stopped it: GNU time's "Command terminated by signal N" or "exited with N", and the
+        last line of its standard error)."""
+        report = self.work / "time.txt"
+        start = time.perf_counter()
+        done = subprocess.run(["/usr/bin/time", "-v", "-o", str(report), "bash", "-o", "pipefail",
+                               "-c", command], env=self.env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, errors="replace")
+        seconds = time.perf_counter() - start
+        text = report.read_text()
+        rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
+        cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1))
+                  for kind in ("User", "System"))
+        measure = Measure([seconds], rss, [cpu])
+        if done.returncode == 0:
+            return measure, None
+        signal = re.search(r"Command terminated by signal (\d+)", text)
+        why = f"signal {signal.group(1)}" if signal else f"exit status {done.returncode}"
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        tail = next((line for line in lines if "memory allocation" in line),
+                    lines[-1] if lines else "")
+        return measure, f"{why}: {tail.strip()}" if tail else why
 
     def ours(self, command, runs=None):
         return self.timed(command, runs or self.runs)

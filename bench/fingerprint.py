@@ -26,9 +26,19 @@ SEED = 15
 
 def zipf_corpus(work, size_bytes):
     """ID<TAB>TEXT lines up to about `size_bytes`, made once and kept in `work`."""
+    return zipf_corpus_with_gold(work, size_bytes)[0]
+
+
+def zipf_corpus_with_gold(work, size_bytes):
+    """The zipf corpus and its planted copies: (corpus, labels, pairs), made once and kept in
+    `work`. labels: `ID<TAB>FAMILY` for every original that was copied and each of its copies
+    (sh-score --gold-format labels: every two of a family are a gold pair, copies of one
+    original among them); pairs: `COPY<TAB>ORIGINAL`, one line per copy."""
     path = work / f"zipf-{size_bytes}.tsv"
-    if path.exists():
-        return path
+    labels = work / f"zipf-{size_bytes}.labels.tsv"
+    pairs = work / f"zipf-{size_bytes}.pairs.tsv"
+    if path.exists() and labels.exists() and pairs.exists():
+        return path, labels, pairs
     rng = random.Random(SEED)
     letters = "abcdefghijklmnopqrstuvwxyz"
     vocabulary = set()
@@ -41,23 +51,38 @@ def zipf_corpus(work, size_bytes):
         total += 1 / rank
         cumulative.append(total)
     partial = path.with_suffix(".partial")
-    recent = []
+    recent = []  # (number, words) of the last 1,000 originals
+    copies = []  # (copy, original)
     with open(partial, "w") as out:
         written, n = 0, 0
         while written < size_bytes:
             if recent and rng.random() < 0.1:
-                words = list(rng.choice(recent))
+                original, words = rng.choice(recent)
+                words = list(words)
                 for position in rng.sample(range(len(words)), max(1, len(words) // 50)):
                     words[position] = rng.choices(vocabulary, cum_weights=cumulative)[0]
+                copies.append((n, original))
             else:
                 words = rng.choices(vocabulary, cum_weights=cumulative, k=rng.randint(300, 1500))
-                recent = (recent + [words])[-1000:]
+                recent = (recent + [(n, words)])[-1000:]
             line = f"z{n}\t{' '.join(words)}\n"
             out.write(line)
             written += len(line)
             n += 1
+    families = {}
+    for copy, original in copies:
+        families.setdefault(original, []).append(copy)
+    with open(labels.with_suffix(".partial"), "w") as f:
+        for original in sorted(families):
+            for member in [original] + families[original]:
+                f.write(f"z{member}\tz{original}\n")
+    with open(pairs.with_suffix(".partial"), "w") as f:
+        for copy, original in copies:
+            f.write(f"z{copy}\tz{original}\n")
+    labels.with_suffix(".partial").rename(labels)
+    pairs.with_suffix(".partial").rename(pairs)
     partial.rename(path)
-    return path
+    return path, labels, pairs
 
 
 def digest(path):

@@ -8,6 +8,18 @@
   peers.py hammingbird-index CORPUS QUERIES K SINGLE
                                  hammingbird's streaming Index on [ID<TAB>]FINGERPRINT lines:
                                  build, batch queries, SINGLE single queries (see the function)
+  peers.py hammingbird-pairs FILE K FUNCTION
+                                 hammingbird: all pairs within K bits of the fingerprints of
+                                 FILE, by FUNCTION (find_pairs_self, its _bit or _adaptive
+                                 variant, or index: its streaming Index queried with every row)
+
+Text to pairs (the peers section of bench.py), each on ID<TAB>TEXT lines, writing every pair
+found to OUT as ID_A<TAB>ID_B<TAB>SCORE (a distance or an estimated Jaccard similarity):
+
+  peers.py gaoya-simhash CORPUS OUT N [chunks|list]
+                                          gaoya: SimHashStringIndex, 64 bits, word N-grams
+  peers.py rensa-pairs CORPUS OUT         rensa: R-MinHash LSH, 128 permutations, batch API
+  peers.py datasketch-lsh CORPUS OUT      datasketch: MinHash LSH, 128 permutations
 
 simhash-pybind and simhash 2.1.2 both install a module named `simhash`: run each in its own
 venv.
@@ -170,8 +182,183 @@ def hammingbird_index(corpus, queries, k, single):
             "single_mean_us": statistics.fmean(times) / 1000 if times else 0, "sample": sample}
 
 
+# --- text to pairs: the peers section -------------------------------------------------------
+
+# MinHash LSH: 128 permutations, word 3-grams (as rensa-lsh above and eval/), pairs whose
+# estimated Jaccard similarity reaches 0.7. A copy with 2% of its words replaced keeps about
+# 0.98^3 of its 3-grams: Jaccard about 0.89, well above 0.7; two unrelated documents share
+# next to none.
+MINHASH_PERMUTATIONS = 128
+MINHASH_THRESHOLD = 0.7
+MINHASH_WINDOW = 3
+# Documents handed to a peer's batch call at once: its sketches of the whole corpus are kept,
+# its text is not.
+CHUNK = 2000
+
+
+def documents(path):
+    """(ids, texts) of ID<TAB>TEXT lines, CHUNK documents at a time."""
+    ids, texts = [], []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            doc_id, _, text = line.rstrip("\n").partition("\t")
+            ids.append(doc_id)
+            texts.append(text)
+            if len(ids) == CHUNK:
+                yield ids, texts
+                ids, texts = [], []
+    if ids:
+        yield ids, texts
+
+
+def word_shingles(text, n=MINHASH_WINDOW):
+    """Lowercase, split on \\W+, every run of n words joined by a space (the whole text when
+    shorter)."""
+    tokens = [t for t in re.split(r"\W+", text.lower()) if t]
+    return [" ".join(tokens[i:i + n]) for i in range(max(1, len(tokens) - n + 1))]
+
+
+def write_pairs(out, ids, pairs):
+    """pairs: {(i, j): score} with i < j, written in order."""
+    with open(out, "w") as f:
+        for (i, j), score in sorted(pairs.items()):
+            f.write(f"{ids[i]}\t{ids[j]}\t{score}\n")
+
+
+def gaoya_simhash(corpus, out, ngrams, whole="chunks"):
+    """gaoya's SimHashStringIndex at its defaults (64 bits, 6 blocks, Hamming distance 5, the
+    'word' analyzer: whitespace-split words; ngram_range None: single words), lowercase on (as
+    sh-tokenize), and with N > 1 word N-grams (ngram_range (N, N)). Its bulk calls on all
+    cores (rayon): every document inserted, then every document queried, CHUNK documents a
+    call, or with "list" the whole corpus read into one list and handed to one call of each; a
+    pair is each document's hits other than itself, once."""
+    from importlib.metadata import version
+
+    from gaoya.simhash import SimHashStringIndex
+
+    n = int(ngrams)
+    start = time.perf_counter()
+    index = SimHashStringIndex(hash_size=64, num_blocks=6, hamming_distance=5, analyzer="word",
+                               lowercase=True, ngram_range=None if n == 1 else (n, n))
+    if whole == "list":
+        ids, texts = [], []
+        for chunk_ids, chunk_texts in documents(corpus):
+            ids.extend(chunk_ids)
+            texts.extend(chunk_texts)
+        chunks = lambda: [(ids, texts)]  # noqa: E731
+    else:
+        chunks = lambda: documents(corpus)  # noqa: E731
+        ids = []
+    inserted = 0
+    for chunk_ids, texts in chunks():
+        index.index.par_bulk_insert_docs(list(range(inserted, inserted + len(texts))), texts)
+        inserted += len(texts)
+        if whole != "list":
+            ids.extend(chunk_ids)
+    pairs, first = {}, 0
+    for _, texts in chunks():
+        for i, hits in enumerate(index.index.par_bulk_query_return_distance(texts), first):
+            for j, distance in hits:
+                if j != i:
+                    pairs[(min(i, j), max(i, j))] = distance
+        first += len(texts)
+    write_pairs(out, ids, pairs)
+    return {"seconds": time.perf_counter() - start, "documents": len(ids), "pairs": len(pairs),
+            "version": version("gaoya")}
+
+
+def rensa_pairs(corpus, out, threshold=MINHASH_THRESHOLD, bands=16):
+    """rensa's R-MinHash through its batch calls: RMinHash.from_token_sets on each chunk's
+    word 3-grams, RMinHashLSH (16 bands of 8 rows: what datasketch picks for t=0.7, rounded to
+    a divisor of 128) filled by insert_many and asked by query_all, each candidate kept when
+    its estimated Jaccard similarity reaches the threshold."""
+    from importlib.metadata import version
+
+    from rensa import RMinHash, RMinHashLSH
+
+    start = time.perf_counter()
+    ids, sketches = [], []
+    for chunk_ids, texts in documents(corpus):
+        sketches.extend(RMinHash.from_token_sets([word_shingles(t) for t in texts],
+                                                 num_perm=MINHASH_PERMUTATIONS, seed=42))
+        ids.extend(chunk_ids)
+    lsh = RMinHashLSH(threshold=threshold, num_perm=MINHASH_PERMUTATIONS, num_bands=bands)
+    lsh.insert_many(sketches)
+    pairs = {}
+    for i, candidates in enumerate(lsh.query_all(sketches)):
+        for j in candidates:
+            if j != i and (min(i, j), max(i, j)) not in pairs:
+                similarity = sketches[i].jaccard(sketches[j])
+                if similarity >= threshold:
+                    pairs[(min(i, j), max(i, j))] = round(similarity, 4)
+    write_pairs(out, ids, pairs)
+    return {"seconds": time.perf_counter() - start, "documents": len(ids), "pairs": len(pairs),
+            "threshold": threshold, "bands": bands, "version": version("rensa")}
+
+
+def datasketch_lsh(corpus, out, threshold=MINHASH_THRESHOLD):
+    """datasketch's MinHash (MinHash.generator over each document's word 3-grams as UTF-8,
+    its default SHA-1 hashing) and MinHashLSH at the threshold (datasketch picks its bands and
+    rows: 14 of 9 for 0.7 and 128 permutations), each candidate kept when its estimated Jaccard
+    similarity reaches the threshold."""
+    from importlib.metadata import version
+
+    from datasketch import MinHash, MinHashLSH
+
+    start = time.perf_counter()
+    lsh = MinHashLSH(threshold=threshold, num_perm=MINHASH_PERMUTATIONS)
+    ids, sketches = [], []
+    for chunk_ids, texts in documents(corpus):
+        shingled = ([s.encode("utf-8") for s in word_shingles(t)] for t in texts)
+        for m in MinHash.generator(shingled, num_perm=MINHASH_PERMUTATIONS):
+            lsh.insert(len(sketches), m)
+            sketches.append(m)
+        ids.extend(chunk_ids)
+    pairs = {}
+    for i, m in enumerate(sketches):
+        for j in lsh.query(m):
+            if j != i and (min(i, j), max(i, j)) not in pairs:
+                similarity = m.jaccard(sketches[j])
+                if similarity >= threshold:
+                    pairs[(min(i, j), max(i, j))] = round(similarity, 4)
+    write_pairs(out, ids, pairs)
+    return {"seconds": time.perf_counter() - start, "documents": len(ids), "pairs": len(pairs),
+            "threshold": threshold, "bands": lsh.b, "rows": lsh.r,
+            "version": version("datasketch")}
+
+
+def hammingbird_pairs(path, k, function):
+    """All pairs within K bits of FILE's fingerprints: hammingbird's FUNCTION(rows, K) on the
+    fingerprints as rows of 8 bytes (little-endian), timed around the call alone; `index` adds
+    every row to its streaming Index(8, K) and queries every row (query_batch), each pair then
+    found twice and each row finding itself, counted once. The reading of the decimal text is
+    timed apart."""
+    from importlib.metadata import version
+
+    import numpy as np
+    import hammingbird
+
+    k = int(k)
+    start = time.perf_counter()
+    numbers = read_fingerprints(path)
+    rows = np.frombuffer(numbers, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    read = time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()
+    if function == "index":
+        index = hammingbird.Index(8, k)
+        index.add_batch(rows)
+        found = sum(1 for i, hits in enumerate(index.query_batch(rows)) for j, _ in hits if j > i)
+    else:
+        found = len(getattr(hammingbird, function)(rows, k))
+    return {"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
+            "read_seconds": read, "records": len(rows), "pairs": found,
+            "version": version("hammingbird")}
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     run = {"find_all": find_all, "pybind-recipe": pybind_recipe, "simhash-2.1.2": simhash_212,
-           "rensa-lsh": rensa_lsh, "hammingbird-index": hammingbird_index}
+           "rensa-lsh": rensa_lsh, "hammingbird-index": hammingbird_index,
+           "hammingbird-pairs": hammingbird_pairs, "gaoya-simhash": gaoya_simhash,
+           "rensa-pairs": rensa_pairs, "datasketch-lsh": datasketch_lsh}
     print(json.dumps(run[command](*args)))
