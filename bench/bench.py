@@ -14,6 +14,7 @@ text. Peak RSS comes from /usr/bin/time -v.
 
 import argparse
 import array
+import hashlib
 import json
 import os
 import random
@@ -264,6 +265,19 @@ class Bench:
 
     def ours(self, command, runs=None):
         return self.timed(command, runs or self.runs)
+
+    def alternating(self, commands, out):
+        """Each of `commands` ({name: shell command writing `out`}) once a round, in turn, for
+        the suite's runs, so that all see the same machine: ({name: [Measure of each run]},
+        whether every run wrote the same bytes to `out`)."""
+        runs = {name: [] for name in commands}
+        digests = set()
+        for _ in range(self.runs):
+            for name, command in commands.items():
+                runs[name].append(self.ours(command, runs=1))
+                with open(out, "rb") as f:
+                    digests.add(hashlib.sha256(f.read()).hexdigest())
+        return runs, len(digests) == 1
 
     def peer_find_all(self, path, blocks, distance, runs):
         """Times find_all(hashes, B, K) alone, in a fresh Python per run."""

@@ -5,7 +5,6 @@ machine; the medians of the rounds are reported, in MB/s of text by the wall clo
 CPU-second (user and system time of every process and thread: what a core does, whatever else
 runs). Every run's output is compared with the pipeline's."""
 
-import hashlib
 import random
 
 # The plain pipeline of README.md, with ids; sh-fingerprint takes the same flags at once.
@@ -85,26 +84,18 @@ def zipf_corpus_with_gold(work, size_bytes):
     return path, labels, pairs
 
 
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def run(bench, corpora):
     """Every configuration on every corpus, alternating; returns what print_results needs."""
     results = []
     out = bench.work / "fingerprint-out.tsv"
     for corpus in corpora:
-        runs = {name: [] for name in CONFIGURATIONS}
-        digests = set()
-        for _ in range(bench.runs):
-            for name, command in CONFIGURATIONS.items():
-                runs[name].append(bench.ours(command.format(corpus=corpus, out=out), runs=1))
-                digests.add(digest(out))
+        commands = {name: command.format(corpus=corpus, out=out)
+                    for name, command in CONFIGURATIONS.items()}
+        runs, identical = bench.alternating(commands, out)
         with open(corpus, "rb") as f:
             documents = sum(1 for _ in f)
         results.append(dict(corpus=corpus, bytes=corpus.stat().st_size, documents=documents,
-                            runs=runs, identical=len(digests) == 1))
+                            runs=runs, identical=identical))
     return results
 
 

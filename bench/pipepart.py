@@ -11,7 +11,6 @@ the pipeline writes them (an sh-pairs behind it that names records by line numbe
 same lines).
 """
 
-import hashlib
 import shutil
 
 STAGES = "sh-tokenize --with-id | sh-shingle | sh-hash | sh-compute"
@@ -35,25 +34,16 @@ def configurations(threads):
     }
 
 
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def run(bench, corpus, threads=2):
     """None when GNU parallel is not installed."""
     if not shutil.which("parallel", path=bench.env["PATH"]):
         return None
     out = bench.work / "pipepart-out.tsv"
-    configs = configurations(threads)
-    runs = {name: [] for name in configs}
-    digests = set()
-    for _ in range(bench.runs):
-        for name, command in configs.items():
-            runs[name].append(bench.ours(command.format(corpus=corpus, out=out), runs=1))
-            digests.add(digest(out))
+    commands = {name: command.format(corpus=corpus, out=out)
+                for name, command in configurations(threads).items()}
+    runs, identical = bench.alternating(commands, out)
     return dict(corpus=corpus, bytes=corpus.stat().st_size, runs=runs, threads=threads,
-                identical=len(digests) == 1)
+                identical=identical)
 
 
 def print_results(r, measure):
