@@ -10,21 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{binary, run};
+use crate::util::{binary, run, STREAMING_COMMANDS as ALL};
 
 mod index;
 mod memory;
 mod signals;
-
-const ALL: [&str; 7] = [
-    "sh-tokenize",
-    "sh-shingle",
-    "sh-hash",
-    "sh-compute",
-    "sh-fingerprint",
-    "sh-pairs",
-    "sh-cluster",
-];
 
 /// A valid input line for each command, and the first line of output it gives.
 fn sample(name: &str) -> (&'static str, &'static str) {

@@ -10,7 +10,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::util::{run, Run};
+use crate::util::{join_lines, run, Run};
 
 /// A flag combination, as the stages take it; sh-fingerprint takes all of them at once.
 #[derive(Debug, Clone, Copy)]
@@ -254,23 +254,10 @@ fn json_line() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// Lines joined by LF or CRLF, the last one with or without its line ending.
-fn joined(lines: Vec<(Vec<u8>, bool)>, final_newline: bool) -> Vec<u8> {
-    let count = lines.len();
-    let mut input = Vec::new();
-    for (n, (line, crlf)) in lines.into_iter().enumerate() {
-        input.extend(line);
-        if n + 1 < count || final_newline {
-            input.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
-        }
-    }
-    input
-}
-
 fn input_for(json: bool) -> BoxedStrategy<Vec<u8>> {
     let line = if json { json_line().boxed() } else { text_line().boxed() };
     (vec((line, any::<bool>()), 0..40), any::<bool>())
-        .prop_map(|(lines, final_newline)| joined(lines, final_newline))
+        .prop_map(|(lines, final_newline)| join_lines(lines, final_newline))
         .boxed()
 }
 

@@ -10,7 +10,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::util::{command, pipeline, run, Run};
+use crate::util::{command, join_lines, pipeline, run, Run};
 
 // ---------------------------------------------------------------------------------------------
 // Line structure survives arbitrary bytes.
@@ -37,19 +37,6 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
             .prop_map(|(id, payload)| [id, b"\t".to_vec(), payload].concat()),
         text(false),
     ]
-}
-
-/// Lines joined by LF or CRLF, the last one with or without its line ending.
-fn join_lines(lines: Vec<(Vec<u8>, bool)>, final_newline: bool) -> Vec<u8> {
-    let count = lines.len();
-    let mut input = Vec::new();
-    for (n, (line, crlf)) in lines.into_iter().enumerate() {
-        input.extend(line);
-        if n + 1 < count || final_newline {
-            input.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
-        }
-    }
-    input
 }
 
 fn input_lines(count: std::ops::Range<usize>) -> impl Strategy<Value = Vec<u8>> {
@@ -526,16 +513,7 @@ fn stages_grow_their_pipes() {
         eprintln!("skipped: pipe-max-size below 1 MB ({})", limit.trim());
         return;
     }
-    let commands = [
-        "sh-tokenize",
-        "sh-shingle",
-        "sh-hash",
-        "sh-compute",
-        "sh-fingerprint",
-        "sh-pairs",
-        "sh-cluster",
-    ];
-    for name in commands {
+    for name in crate::util::STREAMING_COMMANDS {
         // The input pipe is the test's own, so that a read end outlives the command.
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
         let probe = read.try_clone().expect("dup");

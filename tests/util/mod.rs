@@ -189,3 +189,28 @@ pub fn pipeline(stages: &[(&str, &[&str])], stdin: impl Into<Vec<u8>>) -> Run {
     }
     last.expect("at least one stage")
 }
+
+/// The commands that read a stream and write one as they go (the per-document stages, the
+/// fused one, and the pair and cluster steps).
+pub const STREAMING_COMMANDS: [&str; 7] = [
+    "sh-tokenize",
+    "sh-shingle",
+    "sh-hash",
+    "sh-compute",
+    "sh-fingerprint",
+    "sh-pairs",
+    "sh-cluster",
+];
+
+/// Lines joined by LF or CRLF, the last one with or without its line ending.
+pub fn join_lines(lines: Vec<(Vec<u8>, bool)>, final_newline: bool) -> Vec<u8> {
+    let count = lines.len();
+    let mut input = Vec::new();
+    for (n, (line, crlf)) in lines.into_iter().enumerate() {
+        input.extend(line);
+        if n + 1 < count || final_newline {
+            input.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+    }
+    input
+}
