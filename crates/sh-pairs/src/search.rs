@@ -49,6 +49,7 @@ impl OnPair for CollectPairs {
 /// One search (or one thread of it): tells `on_pair` of every pair found.
 #[derive(Debug)]
 pub struct Search<'a, F> {
+    tables: &'a Tables,
     blocks: &'a Blocks,
     k: u32,
     /// The largest distance of a pair reported (K, unless the tables reach further).
@@ -66,6 +67,7 @@ pub struct Search<'a, F> {
 impl<'a, F: OnPair> Search<'a, F> {
     pub fn new(tables: &'a Tables, on_pair: F) -> Search<'a, F> {
         Search {
+            tables,
             blocks: tables.blocks(),
             k: tables.k(),
             reach: tables.reach(),
@@ -211,12 +213,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn check_each(&mut self, a: u64, others: &[u64]) {
         for &b in others {
             let x = a ^ b;
-            let distance = x.count_ones();
-            if distance <= self.reach
-                && self.skipped.iter().all(|&m| x & m != 0)
-                && (distance <= self.k
-                    || self.blocks.agreeing(x).count_ones() as usize >= self.table_size)
-            {
+            if self.skipped.iter().all(|&m| x & m != 0) && self.tables.finds(x) {
                 self.on_pair.found(a.min(b), a.max(b));
             }
         }
