@@ -8,12 +8,13 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::number::{leading_decimal, parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
-use sh_core::record::{items, split_nonempty_id};
+use sh_core::record::{find_byte, split_nonempty_id};
 use sh_core::{is_std_stream, Error, RecordReader, Result};
 
-use crate::ItemCounts;
+use crate::document::Document;
+use crate::partitions::DocumentCounts;
 
 /// A file smaller than this per thread is read by one thread: starting threads and merging
 /// tables would cost more than they save.
@@ -29,7 +30,7 @@ pub(crate) struct Counting {
 }
 
 /// Counts the documents of `input` into `counts`; returns how many there were.
-pub(crate) fn count_input(input: &Path, how: Counting, counts: &mut ItemCounts) -> Result<u64> {
+pub(crate) fn count_input(input: &Path, how: Counting, counts: &mut DocumentCounts) -> Result<u64> {
     if !how.weighted && how.threads > 1 {
         if let Some((file, len)) = regular_file(input) {
             let parts = (len / MIN_PART_BYTES).min(how.threads as u64);
@@ -40,7 +41,7 @@ pub(crate) fn count_input(input: &Path, how: Counting, counts: &mut ItemCounts) 
     }
     let mut reader = RecordReader::open(input)?;
     let progress = Progress::new(how.quiet, "documents counted");
-    count_records(&mut reader, counts, how.weighted, 0, progress)
+    count_records(&mut reader, counts, how.weighted, progress)
 }
 
 /// The input as a regular file and its length, when it is one (standard input redirected from
@@ -58,12 +59,12 @@ fn regular_file(input: &Path) -> Option<(Arc<File>, u64)> {
 }
 
 /// Counts `parts` parts of the file, cut after line ends, on as many threads.
-fn count_parts(
+pub(crate) fn count_parts(
     file: Arc<File>,
     len: u64,
     parts: usize,
     how: Counting,
-    counts: &mut ItemCounts,
+    counts: &mut DocumentCounts,
 ) -> Result<u64> {
     let mut cuts = vec![0];
     for part in 1..parts as u64 {
@@ -75,7 +76,7 @@ fn count_parts(
     cuts.push(len);
     cuts.dedup();
     let first_table = &mut *counts;
-    let results: Vec<Result<(u64, Option<ItemCounts>)>> = std::thread::scope(|scope| {
+    let results: Vec<Result<(u64, Option<DocumentCounts>)>> = std::thread::scope(|scope| {
         let mut first = Some(first_table);
         let handles: Vec<_> = cuts
             .windows(2)
@@ -87,11 +88,12 @@ fn count_parts(
                     // Progress is shown by the first part, which starts at the beginning.
                     let progress = Progress::new(how.quiet || mine.is_none(), "documents counted");
                     match mine {
-                        Some(counts) => count_records(&mut reader, counts, false, 0, progress)
-                            .map(|n| (n, None)),
+                        Some(counts) => {
+                            count_records(&mut reader, counts, false, progress).map(|n| (n, None))
+                        }
                         None => {
-                            let mut own = ItemCounts::new(how.capacity);
-                            count_records(&mut reader, &mut own, false, 0, progress)
+                            let mut own = DocumentCounts::new(how.capacity);
+                            count_records(&mut reader, &mut own, false, progress)
                                 .map(|n| (n, Some(own)))
                         }
                     }
@@ -113,11 +115,9 @@ fn count_parts(
         }
     }
     let documents = outcomes.iter().map(|(n, _)| n).sum();
-    // The first part's table is `counts` itself; the others are added to it in file order,
-    // each under a number no document of the first part has.
-    for (part, (_, own)) in outcomes.into_iter().enumerate().skip(1) {
-        let own = own.expect("a later part has a table of its own");
-        counts.add_counts(&own, u64::MAX - part as u64);
+    // The first part's table is `counts` itself; the others are added to it in file order.
+    for (_, own) in outcomes.into_iter().skip(1) {
+        counts.absorb(own.expect("a later part has a table of its own"));
     }
     Ok(documents)
 }
@@ -181,42 +181,53 @@ impl Read for PartReader {
     }
 }
 
-/// Counts every record of `reader` as a document, numbering them from `first`; returns how
-/// many there were.
-fn count_records(
+/// Counts every record of `reader` as a document; returns how many there were.
+pub(crate) fn count_records(
     reader: &mut RecordReader,
-    counts: &mut ItemCounts,
+    counts: &mut DocumentCounts,
     weighted: bool,
-    first: u64,
     mut progress: Progress,
 ) -> Result<u64> {
-    // The items of the current document that found no room, as ranges of its payload: they are
-    // counted after the rest, once each.
-    let mut overflow: Vec<(usize, usize)> = Vec::new();
+    let mut document = Document::default();
     let mut documents = 0u64;
     while let Some((line, record)) = reader.next_numbered()? {
         let (_, payload) = split_nonempty_id(line, record)?;
-        let document = first + documents;
         documents += 1;
-        overflow.clear();
-        for item in items(payload) {
-            let key = if weighted { item_of_weighted(item, line)? } else { item };
-            if !counts.add_if_room(key, 1, document) {
-                let start = key.as_ptr() as usize - payload.as_ptr() as usize;
-                overflow.push((start, start + key.len()));
-            }
-        }
-        if !overflow.is_empty() {
-            overflow.sort_unstable_by(|a, b| payload[a.0..a.1].cmp(&payload[b.0..b.1]));
-            overflow.dedup_by(|a, b| payload[a.0..a.1] == payload[b.0..b.1]);
-            for &(start, end) in &overflow {
-                counts.add_overflow(&payload[start..end], 1, document);
-            }
-        }
+        take_items(payload, weighted, line, &mut document)?;
+        document.count_into(payload, counts);
         progress.tick();
     }
     progress.finish();
     Ok(documents)
+}
+
+/// Hands the items of `payload` (runs of bytes between spaces) to `document`. A plain decimal
+/// is read as it is found; any other item is cut at the next space first.
+#[inline]
+fn take_items(payload: &[u8], weighted: bool, line: u64, document: &mut Document) -> Result<()> {
+    let mut at = 0;
+    while let Some(&byte) = payload.get(at) {
+        if byte == b' ' {
+            at += 1;
+            continue;
+        }
+        let rest = &payload[at..];
+        if !weighted {
+            if let Some((value, len)) = leading_decimal(rest) {
+                // A leading zero makes another item than the number's canonical decimal.
+                if len == 1 || byte != b'0' {
+                    document.push_number(value);
+                    at += len;
+                    continue;
+                }
+            }
+        }
+        let len = find_byte(rest, b' ').unwrap_or(rest.len());
+        let item = &rest[..len];
+        document.push(payload, if weighted { item_of_weighted(item, line)? } else { item });
+        at += len;
+    }
+    Ok(())
 }
 
 /// The ITEM of `ITEM:WEIGHT`, once the weight is checked.
@@ -236,21 +247,21 @@ mod tests {
     use super::*;
 
     fn sequential(text: &[u8], capacity: usize) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
-        let mut counts = ItemCounts::new(capacity);
+        let mut counts = DocumentCounts::new(capacity);
         let mut reader = RecordReader::new(std::io::Cursor::new(text.to_vec()), "t".into());
-        let n = count_records(&mut reader, &mut counts, false, 0, Progress::new(true, "")).unwrap();
-        let items = counts.sorted().iter().map(|(i, c)| (i.to_vec(), c)).collect();
-        (n, items, counts.undercount())
+        let n = count_records(&mut reader, &mut counts, false, Progress::new(true, "")).unwrap();
+        let (items, undercount) = counts.finish();
+        (n, items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
     }
 
     fn in_parts(text: &[u8], parts: usize, capacity: usize) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(text).unwrap();
         let how = Counting { capacity, weighted: false, threads: parts, quiet: true };
-        let mut counts = ItemCounts::new(capacity);
+        let mut counts = DocumentCounts::new(capacity);
         let n = count_parts(Arc::new(file), text.len() as u64, parts, how, &mut counts).unwrap();
-        let items = counts.sorted().iter().map(|(i, c)| (i.to_vec(), c)).collect();
-        (n, items, counts.undercount())
+        let (items, undercount) = counts.finish();
+        (n, items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
     }
 
     /// Parts cut at every kind of place (inside a line, at its end, past the last line, a last
@@ -288,7 +299,7 @@ mod tests {
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(&text).unwrap();
         let how = Counting { capacity: 100, weighted: false, threads: 4, quiet: true };
-        let mut counts = ItemCounts::new(100);
+        let mut counts = DocumentCounts::new(100);
         let error =
             count_parts(Arc::new(file), text.len() as u64, 4, how, &mut counts).unwrap_err();
         assert_eq!(error.to_string(), "line 1001: empty id: '\\tempty id'");

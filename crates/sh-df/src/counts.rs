@@ -213,6 +213,45 @@ impl ItemCounts {
         }
     }
 
+    /// Adds `amount` to the count of `item`, taking it in whatever the capacity: for a caller
+    /// that sees to the capacity and to counting each document once itself.
+    pub(crate) fn add(&mut self, item: &[u8], amount: u64) {
+        let probe = Probe::of(item);
+        let hash = probe.hash(&self.hasher);
+        let (arena, hasher) = (&self.arena, &self.hasher);
+        let slot = self.table.entry(hash, |e| probe.matches(e, arena), |e| e.rehash(hasher, arena));
+        match slot {
+            Slot::Occupied(mut occupied) => {
+                let entry = occupied.get_mut();
+                entry.count = entry.count.saturating_add(amount);
+            }
+            Slot::Vacant(vacant) => {
+                let (value, is_text) = store(&mut self.arena, &mut self.live_bytes, probe);
+                vacant.insert(Entry { value, count: amount, last_seen: 0, is_text });
+            }
+        }
+    }
+
+    /// Every count held, in no order.
+    pub(crate) fn counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.table.iter().map(|e| e.count)
+    }
+
+    /// Every item held with its count, in no order (numbers written out).
+    pub(crate) fn for_each(&self, mut each: impl FnMut(&[u8], u64)) {
+        let mut number = Vec::new();
+        for entry in self.table.iter() {
+            match entry.is_text {
+                false => {
+                    number.clear();
+                    write_u64(&mut number, entry.value).expect("writing to a Vec");
+                    each(&number, entry.count);
+                }
+                true => each(stored_text(&self.arena, entry.value), entry.count),
+            }
+        }
+    }
+
     /// Adds every count of `other` (a table of other documents), as one source numbered
     /// `seen`, and its undercount.
     pub fn add_counts(&mut self, other: &ItemCounts, seen: u64) {
@@ -237,12 +276,17 @@ impl ItemCounts {
         let at = self.capacity;
         let (_, &mut cut, _) = self.counts.select_nth_unstable_by(at, |a, b| b.cmp(a));
         self.undercount = self.undercount.saturating_add(cut);
+        self.lower_all(cut);
+    }
+
+    /// Lowers every count by `cut`; items at or below it go. The undercount is the caller's.
+    pub(crate) fn lower_all(&mut self, cut: u64) {
         // Rebuilt rather than thinned in place: erasing most entries would leave tombstones
         // that every later lookup of a new item probes through.
         let mut freed = 0;
         self.survivors.clear();
         for entry in self.table.drain() {
-            match entry.count - cut {
+            match entry.count.saturating_sub(cut) {
                 0 => freed += entry.arena_bytes(&self.arena),
                 count => self.survivors.push(Entry { count, ..entry }),
             }
@@ -298,6 +342,23 @@ pub struct SortedItems {
 }
 
 impl SortedItems {
+    /// An empty list with room for `items` items, to be [`pushed`](SortedItems::push) in order.
+    pub(crate) fn with_capacity(items: usize) -> SortedItems {
+        SortedItems { text: Vec::new(), items: Vec::with_capacity(items) }
+    }
+
+    /// Appends an item: after those pushed before it in the table's order.
+    pub(crate) fn push(&mut self, item: &[u8], count: u64) {
+        let start = self.text.len();
+        self.text.extend_from_slice(item);
+        self.items.push((start, self.text.len(), count));
+    }
+
+    /// The item at `at` (in order) and its count.
+    pub(crate) fn get(&self, at: usize) -> Option<(&[u8], u64)> {
+        self.items.get(at).map(|&(start, end, count)| (&self.text[start..end], count))
+    }
+
     /// Each item's text and count, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
         self.items.iter().map(|&(start, end, count)| (&self.text[start..end], count))

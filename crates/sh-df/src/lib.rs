@@ -2,6 +2,12 @@
 
 mod count;
 mod counts;
+mod cut;
+mod document;
+mod mix;
+mod partitions;
+#[cfg(test)]
+mod properties;
 pub mod table;
 
 use std::path::PathBuf;
@@ -11,6 +17,7 @@ use sh_core::cli::IoArgs;
 use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};
+pub use partitions::DocumentCounts;
 pub use table::{read_table, read_table_from, write_table, Header};
 
 /// Items held by default: about 100 MB at the most for items of 20 bytes (64-bit hashes in
@@ -115,21 +122,25 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: Args) -> Result<()> {
-    let mut counts = ItemCounts::new(args.capacity);
-    let documents = if args.merge.is_empty() {
+    let (documents, sorted, undercount) = if args.merge.is_empty() {
         let how = count::Counting {
             capacity: args.capacity,
             weighted: args.weighted,
             threads: args.threads.map_or_else(all_cores, |n| n as usize),
             quiet: args.quiet,
         };
-        count::count_input(&args.io.input, how, &mut counts)?
+        let mut counts = DocumentCounts::new(args.capacity);
+        let documents = count::count_input(&args.io.input, how, &mut counts)?;
+        let (sorted, undercount) = counts.finish();
+        (documents, sorted, undercount)
     } else {
-        merge_tables(&args.merge, &mut counts)?
+        let mut counts = ItemCounts::new(args.capacity);
+        let documents = merge_tables(&args.merge, &mut counts)?;
+        (documents, counts.sorted(), counts.undercount())
     };
-    let header = Header { documents, undercount: counts.undercount() };
+    let header = Header { documents, undercount };
     let mut out = args.io.create_output()?;
-    write_table(&mut out, header, counts.sorted().iter()).map_err(write_error)?;
+    write_table(&mut out, header, sorted.iter()).map_err(write_error)?;
     out.finish()?;
     if header.undercount > 0 && !args.quiet {
         eprintln!(
