@@ -12,7 +12,7 @@ use std::hash::BuildHasher;
 
 use foldhash::fast::FixedState;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
-use sh_core::number::{canonical_u64, write_u64};
+use sh_core::number::{canonical_u64, push_u64, write_u64};
 
 /// An item as looked up: a number, or text not in the arena.
 #[derive(Debug, Clone, Copy)]
@@ -351,6 +351,13 @@ impl SortedItems {
     pub(crate) fn push(&mut self, item: &[u8], count: u64) {
         let start = self.text.len();
         self.text.extend_from_slice(item);
+        self.items.push((start, self.text.len(), count));
+    }
+
+    /// Appends a number item, written in decimal.
+    pub(crate) fn push_number(&mut self, value: u64, count: u64) {
+        let start = self.text.len();
+        push_u64(&mut self.text, value);
         self.items.push((start, self.text.len(), count));
     }
 

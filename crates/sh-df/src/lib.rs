@@ -37,11 +37,13 @@ Output, the table: a first line `#documents<TAB>N` (N the number of input lines)
 `ITEM<TAB>COUNT` per item, COUNT the number of documents containing it, by decreasing COUNT \
 and then by item bytes.
 
-Memory is bounded by --capacity, the number of items held. While the distinct items fit, the \
-table is exact. Beyond that the counts are a Misra-Gries summary: when an item finds no room, \
-every count drops by the count of the first item beyond the capacity (in decreasing order) and \
-the items left at zero go. Then no count is above the truth, and none is more than E below \
-it, where E, the undercount, is written as a third field of the first line \
+Memory is bounded by --capacity, the number of items kept. While the distinct items fit, the \
+table is exact. Beyond that the counts are a Misra-Gries summary. The distinct items of the \
+documents are counted in batches of half the capacity (from 65,536 to 1,048,576 items, held \
+besides the capacity while a batch is counted), and when a batch leaves more than the capacity \
+held, every count drops by the count of the first item beyond the capacity (in decreasing \
+order) and the items left at zero go. Then no count is above the truth, and none is more than \
+E below it, where E, the undercount, is written as a third field of the first line \
 (`#documents<TAB>N<TAB>E`) and told on standard error. E is at most the number of (document, \
 distinct item) occurrences divided by capacity + 1; every item found in more than E documents \
 is in the table, and an item missing from it is in at most E documents. For leaving out items \

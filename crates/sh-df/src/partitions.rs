@@ -17,10 +17,11 @@
 //! held: memory is bounded by capacity + budget items, whatever the vocabulary.
 
 use hashbrown::hash_table::{Entry as Slot, HashTable};
+use sh_core::number::push_u64;
 
 use crate::counts::{ItemCounts, SortedItems};
 use crate::cut::nth_largest;
-use crate::mix::{digit_key, push_digits, unmix};
+use crate::mix::{digit_key, unmix};
 
 /// The number of partitions: 64, so that the default capacity of a million items (and the
 /// budget beside it) makes tables of about 25,000 items, 400 KB, each.
@@ -75,10 +76,13 @@ impl DocumentCounts {
 
     /// Counts that buffer at most `budget` items (at least 1) between flushes.
     pub fn with_budget(capacity: usize, budget: usize) -> DocumentCounts {
+        // Room made at once for what a flush may bring the tables to (up to 2 Mi items, 32 MB
+        // of which only the pages used are touched), so that they are not rebuilt as they grow.
+        let room = capacity.saturating_add(budget).min(1 << 21) / PARTITIONS;
         DocumentCounts {
             capacity: capacity.max(1),
             budget: budget.max(1),
-            tables: (0..PARTITIONS).map(|_| HashTable::new()).collect(),
+            tables: (0..PARTITIONS).map(|_| HashTable::with_capacity(room)).collect(),
             pending: vec![Vec::new(); PARTITIONS],
             pending_text: Vec::new(),
             pending_text_ends: Vec::new(),
@@ -175,27 +179,35 @@ impl DocumentCounts {
     /// undercount.
     pub fn finish(mut self) -> (SortedItems, u64) {
         self.flush();
-        let mut numbers: Vec<(u64, u128)> = Vec::with_capacity(self.held());
+        // Sorted as [!count, key, key, value]: by decreasing count, then by the decimal's bytes.
+        let mut numbers: Vec<[u64; 4]> = Vec::with_capacity(self.held());
         for table in std::mem::take(&mut self.tables) {
-            numbers.extend(table.into_iter().map(|n| (n.count, digit_key(unmix(n.key)))));
+            numbers.extend(table.into_iter().map(|n| {
+                let value = unmix(n.key);
+                let (high, low) = digit_key(value);
+                [!n.count, high, low, value]
+            }));
         }
-        numbers.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        numbers.sort_unstable();
         let texts = self.texts.sorted();
         // The two lists merged: no text is a canonical decimal, so none equals a number.
         let mut all = SortedItems::with_capacity(numbers.len() + texts.len());
         let mut digits = Vec::with_capacity(20);
         let mut next_text = 0;
-        for (count, key) in numbers {
-            digits.clear();
-            push_digits(&mut digits, key);
-            while let Some((text, text_count)) = texts.get(next_text) {
-                if text_count < count || (text_count == count && text > &digits[..]) {
-                    break;
+        for [count, _, _, value] in numbers {
+            let count = !count;
+            if next_text < texts.len() {
+                digits.clear();
+                push_u64(&mut digits, value);
+                while let Some((text, text_count)) = texts.get(next_text) {
+                    if text_count < count || (text_count == count && text > &digits[..]) {
+                        break;
+                    }
+                    all.push(text, text_count);
+                    next_text += 1;
                 }
-                all.push(text, text_count);
-                next_text += 1;
             }
-            all.push(&digits, count);
+            all.push_number(value, count);
         }
         while let Some((text, count)) = texts.get(next_text) {
             all.push(text, count);
