@@ -314,6 +314,11 @@ impl WidthTracker {
         self.first.map(|(width, _)| width)
     }
 
+    /// The width of the first fingerprint seen and its line, if any.
+    pub fn first(&self) -> Option<(Width, u64)> {
+        self.first
+    }
+
     /// Checks the width of the fingerprint `text` on `line` against the first one seen (or
     /// makes it the first); the error names the line, the two widths and the first one's line.
     #[inline]

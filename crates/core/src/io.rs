@@ -119,6 +119,51 @@ impl RecordReader {
         }
     }
 
+    /// The next block of whole lines, about `size` bytes or more, into `block` (cleared first),
+    /// its line endings kept: every line of it ends with LF but perhaps the last line of the
+    /// input. `false` at the end of input. A line longer than `size` makes a longer block. For
+    /// readers that parse blocks on threads ([`block_lines`] splits one); [`RecordReader::line`]
+    /// counts no line of a block.
+    pub fn next_block(&mut self, size: usize, block: &mut Vec<u8>) -> Result<bool> {
+        block.clear();
+        block.extend_from_slice(&self.data[self.start..self.end]);
+        (self.start, self.end) = (0, 0);
+        // Where the search for the last LF goes on: the bytes before it were searched.
+        let mut searched = 0;
+        loop {
+            if self.at_eof {
+                return Ok(!block.is_empty());
+            }
+            if block.len() >= size {
+                if let Some(at) = memchr::memrchr(b'\n', &block[searched..]) {
+                    let rest = &block[searched + at + 1..];
+                    if self.data.len() < rest.len() {
+                        self.data.resize(rest.len(), 0);
+                    }
+                    self.data[..rest.len()].copy_from_slice(rest);
+                    self.end = rest.len();
+                    block.truncate(searched + at + 1);
+                    return Ok(true);
+                }
+                searched = block.len();
+            }
+            let filled = block.len();
+            block.resize(filled + (size - filled.min(size)).max(READ_BUFFER), 0);
+            loop {
+                match self.source.read(&mut block[filled..]) {
+                    Ok(0) => self.at_eof = true,
+                    Ok(n) => block.truncate(filled + n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(read_error(&self.name, e)),
+                }
+                break;
+            }
+            if self.at_eof {
+                block.truncate(filled);
+            }
+        }
+    }
+
     /// The next record with its 1-based line number, for loops that report errors by line.
     pub fn next_numbered(&mut self) -> Result<Option<(u64, &[u8])>> {
         let line = self.line + 1;
@@ -165,6 +210,25 @@ fn read_error(name: &str, e: io::Error) -> Error {
 }
 
 /// A record without the CR of its CRLF ending.
+/// The records of a block of [`RecordReader::next_block`], by the reader's rule: LF ends a
+/// line and one CR before it is dropped; a last line without LF is a record too (its CR kept).
+pub fn block_lines(block: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = block;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match crate::record::find_byte(rest, b'\n') {
+            Some(at) => {
+                let line = strip_cr(&rest[..at]);
+                rest = &rest[at + 1..];
+                Some(line)
+            }
+            None => Some(std::mem::take(&mut rest)),
+        }
+    })
+}
+
 fn strip_cr(record: &[u8]) -> &[u8] {
     record.strip_suffix(b"\r").unwrap_or(record)
 }

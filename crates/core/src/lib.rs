@@ -31,4 +31,4 @@ pub mod record;
 pub mod records;
 
 pub use error::{Error, Result};
-pub use io::{is_std_stream, Output, RecordReader, LINE_PIECE};
+pub use io::{block_lines, is_std_stream, Output, RecordReader, LINE_PIECE};

@@ -43,6 +43,14 @@ impl Progress {
         }
     }
 
+    /// Counts `units` at once, for work done in blocks.
+    pub fn add(&mut self, units: u64) {
+        self.pending += units;
+        if self.pending >= BATCH {
+            self.flush();
+        }
+    }
+
     /// Changes the label, for work that moves on to its next phase.
     pub fn set_message(&mut self, what: &str) {
         self.flush();

@@ -9,6 +9,10 @@ use crate::progress::Progress;
 use crate::record::{items, split_nonempty_id};
 use crate::{Error, RecordReader, Result};
 
+mod parallel;
+
+pub use parallel::read_records_on;
+
 /// The records of one input.
 #[derive(Debug, Default)]
 pub struct Records {
@@ -233,23 +237,55 @@ pub fn read_records_after(
     progress: &mut Progress,
     earlier: Earlier,
 ) -> Result<Records> {
-    let mut records = Records::default();
-    let mut ids = IdsThroughout::new("line");
-    let mut widths = WidthTracker::new();
-    let mut count = 0usize;
+    let mut reading = Reading::new(earlier);
     while let Some((line, record)) = input.next_numbered()? {
         progress.tick();
+        reading.add(line, record)?;
+    }
+    Ok(reading.finish())
+}
+
+/// Records read so far, and the rules they were checked by: one line at a time
+/// ([`Reading::add`]), or a block's records, read apart, appended ([`parallel`]).
+#[derive(Debug)]
+struct Reading {
+    records: Records,
+    ids: IdsThroughout,
+    widths: WidthTracker,
+    /// Records read (`records.len()`, kept apart for the loop).
+    count: usize,
+    /// Lines read: the line number of the last line added.
+    lines: u64,
+    earlier: Earlier,
+}
+
+impl Reading {
+    fn new(earlier: Earlier) -> Reading {
+        Reading {
+            records: Records::default(),
+            ids: IdsThroughout::new("line"),
+            widths: WidthTracker::new(),
+            count: 0,
+            lines: 0,
+            earlier,
+        }
+    }
+
+    /// Adds input line `line` (the lines before it were added).
+    #[inline]
+    fn add(&mut self, line: u64, record: &[u8]) -> Result<()> {
+        self.lines = line;
         let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, record)? else {
-            if let RecordNames::LineNumbers { lines } = &mut records.names {
+            if let RecordNames::LineNumbers { lines } = &mut self.records.names {
                 // Later records no longer sit on line r + 1.
-                lines.get_or_insert_with(|| (1..=count as u64).collect());
+                lines.get_or_insert_with(|| (1..=self.count as u64).collect());
             }
-            continue;
+            return Ok(());
         };
-        ids.check(line, id.is_some(), record)?;
+        self.ids.check(line, id.is_some(), record)?;
         let width = fingerprint.width();
-        widths.check(line, width, record)?;
-        match earlier.width {
+        self.widths.check(line, width, record)?;
+        match self.earlier.width {
             Some(before) if before != width => {
                 return Err(Error::input(
                     line,
@@ -262,7 +298,7 @@ pub fn read_records_after(
             }
             _ => {}
         }
-        match (&mut records.names, id) {
+        match (&mut self.records.names, id) {
             (RecordNames::Named { bytes, ends }, Some(id)) => {
                 bytes.extend_from_slice(id);
                 ends.push(bytes.len());
@@ -274,14 +310,18 @@ pub fn read_records_after(
             (RecordNames::LineNumbers { lines: Some(lines) }, None) => lines.push(line),
             (_, None) => {}
         }
-        if earlier.records + count >= MAX_RECORDS {
+        if self.earlier.records + self.count >= MAX_RECORDS {
             return Err(Error::input(line, "more than 2^32-1 records in one run", record));
         }
-        records.fingerprints.extend_from_slice(fingerprint.words());
-        count += 1;
+        self.records.fingerprints.extend_from_slice(fingerprint.words());
+        self.count += 1;
+        Ok(())
     }
-    records.width = widths.width();
-    Ok(records)
+
+    fn finish(mut self) -> Records {
+        self.records.width = self.widths.width();
+        self.records
+    }
 }
 
 #[cfg(test)]

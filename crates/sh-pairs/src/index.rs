@@ -8,6 +8,11 @@
 
 use sh_core::fingerprint::Fingerprint;
 
+mod buckets;
+
+pub(crate) use buckets::bucket_runs;
+use buckets::{bucket_bits, sort_buckets, top_bits, Buckets, PARALLEL_FROM};
+
 /// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
 /// to 4,294,967,295 records per run.
 pub type RecordIndex = u32;
@@ -106,18 +111,14 @@ impl Index {
         for b in 1..bucket_start.len() {
             bucket_start[b] += bucket_start[b - 1];
         }
+        // Each run of buckets is filled and sorted by a thread of its own: the thread reads
+        // every fingerprint and puts those of its buckets, with their records, in their
+        // bucket's next place (a bucket's sort then reads its fingerprints side by side, not
+        // one cache miss each from the input); it sorts each bucket and writes the run's
+        // distinct fingerprints (in place of its fingerprints) and their first positions from
+        // the run's first position on (a run of m records has at most m of them); the runs
+        // are then closed up.
         let mut members: Vec<RecordIndex> = vec![0; n];
-        let mut fill = bucket_start.clone();
-        for (record, &fp) in fingerprints.iter().enumerate() {
-            let slot = &mut fill[bucket_of(fp)];
-            members[*slot] = record as RecordIndex;
-            *slot += 1;
-        }
-        drop(fill);
-
-        // Each run of buckets writes its distinct fingerprints and their first positions from
-        // the run's first position on (a run of m records has at most m of them); the runs are
-        // then closed up.
         let mut distinct = vec![0u64; n];
         let mut group_start: Vec<RecordIndex> = vec![0; n + 1];
         let runs = bucket_runs(&bucket_start, if n < PARALLEL_FROM { 1 } else { threads.max(1) });
@@ -133,13 +134,20 @@ impl Index {
                 distinct = rest;
                 let (run_starts, rest) = std::mem::take(&mut group_start).split_at_mut(len);
                 group_start = rest;
-                let (buckets, fingerprints) = (&bucket_start[run.start..=run.end], &fingerprints);
+                let buckets = Buckets {
+                    bits: bucket_bits,
+                    first: run.start,
+                    bounds: &bucket_start[run.start..=run.end],
+                };
+                let fingerprints = &fingerprints;
                 workers.push(scope.spawn(move || {
-                    sort_buckets(buckets, fingerprints, run_members, run_distinct, run_starts)
+                    buckets.fill(fingerprints, run_members, run_distinct);
+                    sort_buckets(buckets, run_members, run_distinct, run_starts)
                 }));
             }
             workers.into_iter().map(|w| w.join().expect("grouping thread")).collect()
         });
+        drop(fingerprints);
         let mut groups = 0;
         for (run, &count) in runs.iter().zip(&found) {
             let first = bucket_start[run.start];
@@ -152,7 +160,6 @@ impl Index {
         group_start.truncate(groups);
         group_start.push(n as RecordIndex);
         group_start.shrink_to_fit();
-        drop(fingerprints);
 
         let mut group_of: Vec<GroupIndex> = vec![0; n];
         for (g, bounds) in group_start.windows(2).enumerate() {
@@ -235,81 +242,6 @@ impl Index {
     }
 }
 
-/// Below this many records one thread sorts all the buckets.
-const PARALLEL_FROM: usize = 1 << 16;
-
-/// Cuts the buckets into at most `threads` runs of about equal numbers of records.
-pub(crate) fn bucket_runs(bucket_start: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
-    let buckets = bucket_start.len() - 1;
-    let n = bucket_start[buckets];
-    let mut runs = Vec::with_capacity(threads);
-    let mut start = 0;
-    for t in 1..=threads {
-        let end = if t == threads {
-            buckets
-        } else {
-            // The first bucket boundary at or past t/threads of the records.
-            let target = n / threads * t;
-            start.max(bucket_start.partition_point(|&s| s < target).min(buckets))
-        };
-        if end > start {
-            runs.push(start..end);
-            start = end;
-        }
-    }
-    if runs.is_empty() {
-        runs.push(0..buckets);
-    }
-    runs
-}
-
-/// Sorts a run of buckets (`bounds` are their starts and the run's end, in positions of the
-/// whole), reordering `members` by fingerprint within each bucket. Writes the run's distinct
-/// fingerprints and their first positions to the fronts of `distinct` and `starts`; returns
-/// how many there are.
-fn sort_buckets(
-    bounds: &[usize],
-    fingerprints: &[u64],
-    members: &mut [RecordIndex],
-    distinct: &mut [u64],
-    starts: &mut [RecordIndex],
-) -> usize {
-    let first = bounds[0];
-    let mut count = 0;
-    let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
-    for b in bounds.windows(2) {
-        let records = &mut members[b[0] - first..b[1] - first];
-        bucket.clear();
-        bucket.extend(records.iter().map(|&r| (fingerprints[r as usize], r)));
-        bucket.sort_unstable();
-        for (i, &(fp, record)) in bucket.iter().enumerate() {
-            // Buckets hold disjoint fingerprints: a repeat can only follow within one.
-            if i == 0 || bucket[i - 1].0 != fp {
-                distinct[count] = fp;
-                starts[count] = (b[0] + i) as RecordIndex;
-                count += 1;
-            }
-            records[i] = record;
-        }
-    }
-    count
-}
-
-/// The top `bits` bits of a fingerprint (none for 0 bits).
-fn top_bits(fp: u64, bits: u32) -> usize {
-    if bits == 0 {
-        0
-    } else {
-        (fp >> (64 - bits)) as usize
-    }
-}
-
-/// Buckets of about 256 records: sorting one stays in cache.
-fn bucket_bits(records: usize) -> u32 {
-    let wanted = (records / 256).max(1);
-    (usize::BITS - wanted.leading_zeros()).min(20) - 1
-}
-
 /// Near pairs of groups as adjacency lists, each pair stored in both directions.
 #[derive(Debug, Default)]
 pub struct Neighbours {
@@ -390,6 +322,8 @@ mod tests {
                 match i % 7 {
                     0 => x % 5000,
                     1 => x >> 40,
+                    // Repeats spread over the buckets: a part of a bucket holds a few.
+                    2 => (x % 20_000).wrapping_mul(0x9e37_79b9_7f4a_7c15),
                     _ => x,
                 }
             })

@@ -41,8 +41,8 @@ pub use mapreduce::MapReduce;
 pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use sh_core::records::{
-    read_records, read_records_after, Earlier, IdsThroughout, RecordLine, RecordName, RecordNames,
-    Records, MAX_RECORDS,
+    read_records, read_records_after, read_records_on, Earlier, IdsThroughout, RecordLine,
+    RecordName, RecordNames, Records, MAX_RECORDS,
 };
 pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
@@ -61,15 +61,18 @@ pub fn run(args: Args) -> Result<()> {
         let widest = WideRule::new(Width::Bits256.words(), k, args.word_k);
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
+    let threads = args.threads.map_or_else(default_threads, |t| t as usize);
     let mut progress = Progress::new(args.quiet, "records read");
-    let query = read_records(&mut args.io.open_input()?, &mut progress)?;
+    let mut input = args.io.open_input()?;
+    let query = read_records_on(&mut input, &mut progress, Earlier::default(), threads)?;
     let corpus = match &args.against {
         Some(path) if sh_index::is_index(path) => {
             Some(sh_index::read_as_records(path, Earlier::of(&query))?)
         }
         Some(path) => {
             let mut corpus = RecordReader::open(path)?;
-            let records = read_records_after(&mut corpus, &mut progress, Earlier::of(&query));
+            let earlier = Earlier::of(&query);
+            let records = read_records_on(&mut corpus, &mut progress, earlier, threads);
             Some(records.map_err(|e| e.in_file(path))?)
         }
         None => None,
@@ -80,7 +83,7 @@ pub fn run(args: Args) -> Result<()> {
         word_k: args.word_k,
         word_bytes: args.word_bytes,
         blocks: args.blocks,
-        threads: args.threads.map_or_else(default_threads, |t| t as usize),
+        threads,
         format: args.format,
         sparse: args.sparse,
     };

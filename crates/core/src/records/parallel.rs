@@ -1,0 +1,273 @@
+//! Reading records on threads: the input cut into blocks of whole lines, each block's records
+//! read apart by [`Reading::add`] with line numbers from the block's start, then appended in
+//! input order. Appending checks what a block could not know alone (ids throughout, one width,
+//! the record limit, the line numbers of what came before); a block that breaks a rule, or
+//! failed alone, is read again line by line after the records before it, which finds the same
+//! first fault at the same line as reading the input one line at a time.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
+use crate::io::block_lines;
+use crate::progress::Progress;
+use crate::{RecordReader, Result};
+
+/// Bytes per block: large enough that a block's start and end cost nothing next to its lines,
+/// small enough that every thread has several of a 20 MB input.
+const BLOCK: usize = 1 << 20;
+
+/// Blocks handed to one thread and not yet appended: one being read, one waiting.
+const IN_FLIGHT: usize = 2;
+
+/// [`read_records_after`] on `threads` threads (at most 1: the same, on this one). The records,
+/// and the error when the input has one, are those of reading one line at a time.
+pub fn read_records_on(
+    input: &mut RecordReader,
+    progress: &mut Progress,
+    earlier: Earlier,
+    threads: usize,
+) -> Result<Records> {
+    if threads <= 1 {
+        return read_records_after(input, progress, earlier);
+    }
+    read_in_blocks(input, progress, earlier, threads, BLOCK)
+}
+
+/// [`read_records_on`] with blocks of `block_size` bytes, on `threads` threads.
+fn read_in_blocks(
+    input: &mut RecordReader,
+    progress: &mut Progress,
+    earlier: Earlier,
+    threads: usize,
+    block_size: usize,
+) -> Result<Records> {
+    let mut reading = Reading::new(earlier);
+    std::thread::scope(|scope| -> Result<()> {
+        let mut workers: Vec<(SyncSender<Vec<u8>>, Receiver<Part>)> = Vec::new();
+        for _ in 0..threads {
+            let (to_worker, blocks) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+            let (to_reader, parts) = sync_channel::<Part>(IN_FLIGHT);
+            scope.spawn(move || {
+                for block in blocks {
+                    if to_reader.send(Part::read(block)).is_err() {
+                        break;
+                    }
+                }
+            });
+            workers.push((to_worker, parts));
+        }
+        // Blocks go to the threads in turn, and their parts come back in the same turn, so
+        // in input order; each thread holds at most IN_FLIGHT of them.
+        let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
+        let mut spare: Vec<Vec<u8>> = Vec::new();
+        loop {
+            while more && sent - appended < threads * IN_FLIGHT {
+                let mut block = spare.pop().unwrap_or_default();
+                more = input.next_block(block_size, &mut block)?;
+                if more {
+                    let worker = &workers[sent % threads].0;
+                    worker.send(block).expect("a reading thread ends only when its sender does");
+                    sent += 1;
+                }
+            }
+            if appended == sent {
+                return Ok(());
+            }
+            let part = workers[appended % threads].1.recv();
+            let part = part.expect("a reading thread answers every block it was sent");
+            appended += 1;
+            progress.add(part.reading.lines);
+            reading.append(part.reading, part.failed, &part.block)?;
+            spare.push(part.block);
+        }
+    })?;
+    Ok(reading.finish())
+}
+
+/// One block and its records, read as if it were the whole input.
+struct Part {
+    block: Vec<u8>,
+    reading: Reading,
+    /// Whether a line broke a rule on its own (it is then read again after the records before
+    /// it, for the error).
+    failed: bool,
+}
+
+impl Part {
+    fn read(block: Vec<u8>) -> Part {
+        let mut reading = Reading::new(Earlier::default());
+        let mut failed = false;
+        for (line, record) in (1..).zip(block_lines(&block)) {
+            if reading.add(line, record).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        Part { block, reading, failed }
+    }
+}
+
+impl Reading {
+    /// Appends the records of the next block, `part`, read apart from line 1 (`failed`: it
+    /// stopped at a fault); `block` is its text.
+    fn append(&mut self, part: Reading, failed: bool, block: &[u8]) -> Result<()> {
+        let before = self.lines;
+        if failed || !self.agrees_with(&part) {
+            // The rules of one line at a time find the fault, at its line in the input.
+            for (line, record) in (before + 1..).zip(block_lines(block)) {
+                self.add(line, record)?;
+            }
+            return Ok(());
+        }
+        if let Some((width, line)) = part.widths.first() {
+            self.widths.check(before + line, width, b"")?;
+        }
+        self.ids.named = self.ids.named.or(part.ids.named);
+        let Records { fingerprints, names, .. } = part.records;
+        match (&mut self.records.names, names) {
+            (RecordNames::Named { bytes, ends }, RecordNames::Named { bytes: more, ends: at }) => {
+                let offset = bytes.len();
+                bytes.extend_from_slice(&more);
+                ends.extend(at.iter().map(|end| end + offset));
+            }
+            // The first records, with ids (this input had none before).
+            (names @ RecordNames::LineNumbers { .. }, named @ RecordNames::Named { .. }) => {
+                *names = named;
+            }
+            // The part has no records.
+            (RecordNames::Named { .. }, RecordNames::LineNumbers { .. }) => {}
+            (
+                RecordNames::LineNumbers { lines },
+                RecordNames::LineNumbers { lines: part_lines },
+            ) => match (lines, part_lines) {
+                (None, None) => {}
+                (lines @ None, Some(part_lines)) => {
+                    let mut all: Vec<u64> = (1..=self.count as u64).collect();
+                    all.extend(part_lines.iter().map(|line| before + line));
+                    *lines = Some(all);
+                }
+                (Some(lines), None) => lines.extend(before + 1..=before + part.count as u64),
+                (Some(lines), Some(part_lines)) => {
+                    lines.extend(part_lines.iter().map(|line| before + line))
+                }
+            },
+        }
+        self.records.fingerprints.extend_from_slice(&fingerprints);
+        self.count += part.count;
+        self.lines = before + part.lines;
+        Ok(())
+    }
+
+    /// Whether `part`, the next block read apart, keeps the rules that span blocks: ids
+    /// throughout, one width (and the earlier inputs'), the record limit.
+    fn agrees_with(&self, part: &Reading) -> bool {
+        fn same<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
+            a.is_none() || b.is_none() || a == b
+        }
+        let width = part.widths.width();
+        same(self.ids.named, part.ids.named)
+            && same(self.widths.width(), width)
+            && same(self.earlier.width, width)
+            && self.earlier.records + self.count + part.count <= MAX_RECORDS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::fingerprint::Width;
+
+    /// What a read gives, as text: the records (fingerprints, width, names and the line list)
+    /// or the error.
+    fn outcome(result: Result<Records>) -> String {
+        match result {
+            Ok(records) => format!("{records:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    fn read(text: &[u8], earlier: Earlier, threads: usize, block_size: usize) -> String {
+        let mut input = RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into());
+        let progress = &mut Progress::new(true, "");
+        outcome(match threads {
+            1 => read_records_after(&mut input, progress, earlier),
+            _ => read_in_blocks(&mut input, progress, earlier, threads, block_size),
+        })
+    }
+
+    /// A line of an input whose lines mostly agree (`named`, `wide`), with now and then a
+    /// blank line, a fingerprint-less id, a line of the other kind or a fault.
+    fn line(named: bool, wide: bool) -> impl Strategy<Value = String> {
+        let fingerprint = (any::<u64>(), any::<u64>(), any::<bool>(), 0..20u8).prop_map(
+            move |(a, b, hex, odd)| match (odd, wide) {
+                (0, _) => "abc".to_string(),
+                (1, false) => format!("0x{a:032x}{b:032x}"),
+                (1, true) => a.to_string(),
+                (_, true) => format!("0x{a:016x}{b:016x}"),
+                (_, false) if hex => format!("0x{a:x}"),
+                (_, false) => a.to_string(),
+            },
+        );
+        (fingerprint, 0..40u8, "[a-z]{1,3}").prop_map(move |(fingerprint, kind, id)| match kind {
+            0 => String::new(),
+            1 => format!("{id}\t"),
+            2 if named => fingerprint,
+            2 => format!("{id}\t{fingerprint}"),
+            3 => format!("{fingerprint}\r"),
+            _ if named => format!("{id}\t{fingerprint}"),
+            _ => fingerprint,
+        })
+    }
+
+    fn input() -> impl Strategy<Value = (Vec<u8>, Earlier)> {
+        let earlier = prop_oneof![
+            Just(Earlier::default()),
+            Just(Earlier { records: 5, width: Some(Width::Bits64) }),
+            Just(Earlier { records: 5, width: Some(Width::Bits128) }),
+            (0..6usize).prop_map(|left| Earlier {
+                records: MAX_RECORDS - left,
+                width: Some(Width::Bits64)
+            }),
+        ];
+        (any::<bool>(), any::<bool>(), any::<bool>())
+            .prop_flat_map(|(named, wide, last_lf)| {
+                (proptest::collection::vec(line(named, wide), 0..60), Just(last_lf))
+            })
+            .prop_map(|(lines, last_lf)| {
+                let mut text = lines.join("\n");
+                if last_lf && !text.is_empty() {
+                    text.push('\n');
+                }
+                text.into_bytes()
+            })
+            .prop_flat_map(move |text| (Just(text), earlier.clone()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Blocks of any size on any number of threads read what one line at a time reads:
+        /// the same records, names and line numbers, or the same error at the same line.
+        #[test]
+        fn blocks_read_what_lines_read(
+            (text, earlier) in input(),
+            threads in 2..5usize,
+            block_size in 1..200usize,
+        ) {
+            let expected = read(&text, earlier, 1, 0);
+            prop_assert_eq!(read(&text, earlier, threads, block_size), expected);
+        }
+    }
+
+    #[test]
+    fn a_fault_in_a_later_block_names_its_line() {
+        let text: String = (1..=1000).map(|n| format!("{n}\n")).collect::<String>() + "x\n";
+        let got = read(text.as_bytes(), Earlier::default(), 2, 64);
+        assert_eq!(
+            got,
+            "error: line 1001: not an unsigned 64-bit integer (decimal or 0x hex): 'x'"
+        );
+    }
+}
