@@ -12,7 +12,9 @@ use std::hash::BuildHasher;
 
 use foldhash::fast::FixedState;
 use hashbrown::hash_table::{Entry as Slot, HashTable};
-use sh_core::number::{canonical_u64, push_u64, write_u64};
+use sh_core::number::{canonical_u64, write_u64};
+
+pub use crate::sorted::SortedItems;
 
 /// An item as looked up: a number, or text not in the arena.
 #[derive(Debug, Clone, Copy)]
@@ -331,54 +333,6 @@ impl ItemCounts {
             b.2.cmp(&a.2).then_with(|| text[a.0..a.1].cmp(&text[b.0..b.1]))
         });
         SortedItems { text, items }
-    }
-}
-
-/// The items of an [`ItemCounts`] in the table's order.
-#[derive(Debug)]
-pub struct SortedItems {
-    text: Vec<u8>,
-    items: Vec<(usize, usize, u64)>,
-}
-
-impl SortedItems {
-    /// An empty list with room for `items` items, to be [`pushed`](SortedItems::push) in order.
-    pub(crate) fn with_capacity(items: usize) -> SortedItems {
-        SortedItems { text: Vec::new(), items: Vec::with_capacity(items) }
-    }
-
-    /// Appends an item: after those pushed before it in the table's order.
-    pub(crate) fn push(&mut self, item: &[u8], count: u64) {
-        let start = self.text.len();
-        self.text.extend_from_slice(item);
-        self.items.push((start, self.text.len(), count));
-    }
-
-    /// Appends a number item, written in decimal.
-    pub(crate) fn push_number(&mut self, value: u64, count: u64) {
-        let start = self.text.len();
-        push_u64(&mut self.text, value);
-        self.items.push((start, self.text.len(), count));
-    }
-
-    /// The item at `at` (in order) and its count.
-    pub(crate) fn get(&self, at: usize) -> Option<(&[u8], u64)> {
-        self.items.get(at).map(|&(start, end, count)| (&self.text[start..end], count))
-    }
-
-    /// Each item's text and count, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
-        self.items.iter().map(|&(start, end, count)| (&self.text[start..end], count))
-    }
-
-    /// How many items there are.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 }
 

@@ -8,6 +8,7 @@ mod mix;
 mod partitions;
 #[cfg(test)]
 mod properties;
+mod sorted;
 pub mod table;
 
 use std::path::PathBuf;
