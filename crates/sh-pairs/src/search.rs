@@ -20,7 +20,8 @@ use sh_core::{Error, Result};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
 use crate::split::{
-    run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
+    run_length, sort_by_block, sort_by_block_on_threads, Grouper, COUNT_GROUPS_VALUES_PER_MEMBER,
+    HASH_GROUPS_UP_TO,
 };
 use crate::tables::{Blocks, Tables};
 
@@ -173,7 +174,11 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// whose groups are mostly single fingerprints, cheaper than sorting it.
     fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         let mut grouper = std::mem::take(&mut self.grouper);
-        grouper.group(set, mask);
+        if 1usize << mask.count_ones() <= set.len() * COUNT_GROUPS_VALUES_PER_MEMBER {
+            grouper.group_by_counting(set, mask);
+        } else {
+            grouper.group(set, mask);
+        }
         let leaf = depth + 1 == self.table_size;
         for group in 0..grouper.groups.len() {
             let range = grouper.groups[group].clone();
@@ -395,6 +400,36 @@ mod tests {
         Search::new(&tables, &mut found).run(&mut set);
         found.0.sort_unstable();
         found.0
+    }
+
+    /// Sets that stay large below the top of the tree (fingerprints that agree on their high
+    /// blocks), so that the children of each block are found by counting and by hashing both.
+    #[test]
+    fn finds_the_pairs_of_large_sets_that_share_blocks() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (free_bits, n) in [(20u32, 3000usize), (26, 4000), (40, 2500)] {
+            let base = next();
+            let mut fps: Vec<u64> =
+                (0..n).map(|_| base ^ (next() & ((1u64 << free_bits) - 1))).collect();
+            // Planted near copies, 1 to 4 bits away.
+            for i in 0..n / 10 {
+                let flips = (0..1 + i % 4).fold(0u64, |f, _| f | 1 << (next() % 64));
+                fps.push(fps[i] ^ flips);
+            }
+            for (b, k) in [(4, 3), (6, 3), (8, 3), (12, 2), (24, 4)] {
+                assert_eq!(
+                    search(&fps, b, k),
+                    sh_testkit::oracle::distinct_pairs(&fps, k),
+                    "free bits {free_bits} B={b} K={k}"
+                );
+            }
+        }
     }
 
     #[test]
