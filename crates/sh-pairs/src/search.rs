@@ -218,7 +218,8 @@ impl<'a, F: OnPair> Search<'a, F> {
     fn check_each(&mut self, a: u64, others: &[u64]) {
         for &b in others {
             let x = a ^ b;
-            if self.skipped.iter().all(|&m| x & m != 0) && self.tables.finds(x) {
+            // The distance first: it rules out nearly every pair.
+            if self.tables.finds(x) && self.skipped.iter().all(|&m| x & m != 0) {
                 self.on_pair.found(a.min(b), a.max(b));
             }
         }
