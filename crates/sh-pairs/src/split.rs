@@ -133,11 +133,12 @@ const PARALLEL_SORT_FROM: usize = 1 << 18;
 /// within each part.
 const PARTITION_BITS: u32 = 12;
 
-/// [`sort_by_block`] on `threads` threads for a large set. The counts of each value of the
-/// block's top bits are taken in parallel; the values are then cut into one run per thread,
-/// each owning the part of `scratch` its values fill, and every thread reads the whole set and
-/// copies out the fingerprints of its own values (so no two threads write the same part). Each
-/// thread then sorts its parts on the block's lower bits, if any, and copies them back.
+/// [`sort_by_block`] on `threads` threads for a large set. The set is cut into one chunk per
+/// thread, and each thread counts the values of the block's top bits in its chunk; every value
+/// then owns a run of `scratch`, cut into one share per chunk, so that each thread copies the
+/// fingerprints of its own chunk into its own shares (no two threads write the same place, and
+/// each reads only its chunk). Then each thread takes a run of values, sorts their fingerprints
+/// on the block's lower bits, if any, and copies them back.
 pub(crate) fn sort_by_block_on_threads(
     set: &mut [u64],
     mask: u64,
@@ -155,8 +156,7 @@ pub(crate) fn sort_by_block_on_threads(
     let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
 
     let chunk = n.div_ceil(threads);
-    let mut starts = vec![0usize; values + 1];
-    std::thread::scope(|scope| {
+    let chunk_counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
         let counters: Vec<_> = set
             .chunks(chunk)
             .map(|part| {
@@ -169,55 +169,63 @@ pub(crate) fn sort_by_block_on_threads(
                 })
             })
             .collect();
-        for counter in counters {
-            let counts = counter.join().expect("counting thread");
-            for (total, count) in starts[1..].iter_mut().zip(counts) {
-                *total += count;
-            }
-        }
+        counters.into_iter().map(|c| c.join().expect("counting thread")).collect()
     });
+    let mut starts = vec![0usize; values + 1];
+    for counts in &chunk_counts {
+        for (total, count) in starts[1..].iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
     for v in 1..=values {
         starts[v] += starts[v - 1];
     }
-    let runs = crate::index::bucket_runs(&starts, threads);
 
     if scratch.len() < n {
         scratch.resize(n, 0);
     }
-    let source: &[u64] = set;
-    std::thread::scope(|scope| {
-        let mut rest = &mut scratch[..n];
-        for run in &runs {
-            let (base, end) = (starts[run.start], starts[run.end]);
-            let (own, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
+    // Each value's run of `scratch`, cut into the shares of the chunks in their order (so the
+    // fingerprints of a value keep the order of the set).
+    let mut shares: Vec<Vec<std::slice::IterMut<u64>>> =
+        chunk_counts.iter().map(|_| Vec::with_capacity(values)).collect();
+    let mut rest = &mut scratch[..n];
+    for v in 0..values {
+        for (share, counts) in shares.iter_mut().zip(&chunk_counts) {
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(counts[v]);
             rest = tail;
-            let (run, starts) = (run.clone(), &starts);
+            share.push(part.iter_mut());
+        }
+    }
+    std::thread::scope(|scope| {
+        for (part, mut share) in set.chunks(chunk).zip(shares) {
             scope.spawn(move || {
-                let mut fill: Vec<usize> = starts[run.clone()].iter().map(|s| s - base).collect();
-                for &fp in source {
-                    let v = value(fp);
-                    if run.contains(&v) {
-                        let slot = &mut fill[v - run.start];
-                        own[*slot] = fp;
-                        *slot += 1;
-                    }
-                }
-                if bits > PARTITION_BITS {
-                    for v in run {
-                        sort_by_block(&mut own[starts[v] - base..starts[v + 1] - base], mask);
+                for &fp in part {
+                    // The counts made room for every fingerprint of the chunk.
+                    if let Some(slot) = share[value(fp)].next() {
+                        *slot = fp;
                     }
                 }
             });
         }
     });
+
+    let runs = crate::index::bucket_runs(&starts, threads);
     std::thread::scope(|scope| {
-        let (mut to, mut from) = (&mut set[..], &scratch[..n]);
+        let (mut to, mut from) = (&mut set[..], &mut scratch[..n]);
         for run in &runs {
-            let len = starts[run.end] - starts[run.start];
+            let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
             let (to_run, to_rest) = std::mem::take(&mut to).split_at_mut(len);
-            let (from_run, from_rest) = from.split_at(len);
+            let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
             (to, from) = (to_rest, from_rest);
-            scope.spawn(move || to_run.copy_from_slice(from_run));
+            let (run, starts) = (run.clone(), &starts);
+            scope.spawn(move || {
+                if bits > PARTITION_BITS {
+                    for v in run {
+                        sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);
+                    }
+                }
+                to_run.copy_from_slice(from_run);
+            });
         }
     });
 }
