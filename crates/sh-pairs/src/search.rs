@@ -186,12 +186,37 @@ impl<'a, F: OnPair> Search<'a, F> {
             if leaf || part.len() <= COMPARE_ALL_BELOW {
                 // What the child would do at once (its pairs are checked against the skipped
                 // blocks one by one), without the call.
-                self.compare_all(part);
+                self.compare_few(part);
             } else if disagrees_on_each(part, &self.skipped) {
                 self.descend(part, depth + 1, Some(block));
             }
         }
         self.grouper = grouper;
+    }
+
+    /// [`Search::compare_all`], with the groups of two and three (most groups, where the
+    /// block has about as many values as the set has members) done in place of the call.
+    #[inline(always)]
+    fn compare_few(&mut self, group: &[u64]) {
+        let k = self.reach;
+        match *group {
+            [a, b] => {
+                self.compared += 1;
+                if (a ^ b).count_ones() <= k {
+                    self.check_each(a, &[b]);
+                }
+            }
+            [a, b, c] => {
+                self.compared += 3;
+                if (a ^ b).count_ones() <= k || (a ^ c).count_ones() <= k {
+                    self.check_each(a, &[b, c]);
+                }
+                if (b ^ c).count_ones() <= k {
+                    self.check_each(b, &[c]);
+                }
+            }
+            _ => self.compare_all(group),
+        }
     }
 
     fn compare_all(&mut self, group: &[u64]) {
