@@ -130,8 +130,9 @@ pub(crate) fn sort_by_block(set: &mut [u64], mask: u64) {
 const PARALLEL_SORT_FROM: usize = 1 << 18;
 
 /// At most this many bits of a block are dealt out in the parallel pass; the rest are sorted
-/// within each part.
-const PARTITION_BITS: u32 = 12;
+/// within each part. 13 covers the blocks of B = 5 (12 and 13 bits) in one pass: 10M random,
+/// -b 5 -k 3, 5 alternating runs, search median 0.98 s with 12, 0.82 s with 13, 0.86 s with 14.
+const PARTITION_BITS: u32 = 13;
 
 /// [`sort_by_block`] on `threads` threads for a large set. The set is cut into one chunk per
 /// thread, and each thread counts the values of the block's top bits in its chunk; every value
