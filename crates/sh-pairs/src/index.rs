@@ -313,12 +313,10 @@ mod tests {
     fn any_number_of_threads_builds_the_same_index() {
         // Enough records for several runs, with repeats, skewed top bits (a crowded bucket)
         // and the extremes.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
         let mut fingerprints: Vec<u64> = (0..(PARALLEL_FROM as u64) * 3)
             .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = next();
                 match i % 7 {
                     0 => x % 5000,
                     1 => x >> 40,

@@ -432,13 +432,7 @@ mod tests {
     /// blocks), so that the children of each block are found by counting and by hashing both.
     #[test]
     fn finds_the_pairs_of_large_sets_that_share_blocks() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = sh_testkit::xorshift(0x9e37_79b9_7f4a_7c15);
         for (free_bits, n) in [(20u32, 3000usize), (26, 4000), (40, 2500)] {
             let base = next();
             let mut fps: Vec<u64> =

@@ -258,13 +258,7 @@ mod tests {
 
     #[test]
     fn counting_finds_the_groups_of_hashing() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
         let (mut hashing, mut counting) = (Grouper::default(), Grouper::default());
         // Blocks of 1 to 13 bits at the bottom, middle and top; sets with all members distinct
         // in the block, all equal, and in between; the groupers reused from set to set.
@@ -297,12 +291,10 @@ mod tests {
 
     #[test]
     fn the_parallel_sort_groups_like_the_plain_one() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = sh_testkit::xorshift(0x9e37_79b9_7f4a_7c15);
         let set: Vec<u64> = (0..PARALLEL_SORT_FROM as u64 + 4321)
             .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = next();
                 if i % 5 == 0 {
                     x & 0xffff
                 } else {

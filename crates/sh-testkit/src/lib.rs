@@ -10,6 +10,18 @@ pub mod oracle;
 #[cfg(feature = "strategies")]
 pub mod strategies;
 
+/// A cheap, seeded stream of pseudo-random 64-bit numbers (xorshift64) for tests that need
+/// many fingerprints without a proptest strategy. `seed` must not be 0.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 /// Fingerprints meant to break a block-based search over `blocks` blocks within `k` bits:
 /// sparse and dense bit patterns, all zeros and all ones, many identical fingerprints, and
 /// neighbours at 0..=K+1 bits whose differing bits fall inside one block or straddle block
