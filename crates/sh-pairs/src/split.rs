@@ -1,5 +1,7 @@
 //! Splitting a set of fingerprints by the bits of one block: sorting it by the block's value
-//! (a radix sort, on several threads for a large set) or grouping it with a hash table.
+//! (a radix sort, on several threads for a large set), or, for a set that fits in cache,
+//! grouping it by a counting sort (when it has at least as many members as the block has
+//! values) or with a hash table (when most of its members are alone in their value).
 
 /// Sets up to this size are split with a hash table rather than sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
