@@ -20,8 +20,7 @@ use sh_core::{Error, Result};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
 use crate::split::{
-    run_length, sort_by_block, sort_by_block_on_threads, Grouper, COUNT_GROUPS_VALUES_PER_MEMBER,
-    HASH_GROUPS_UP_TO,
+    run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
 };
 use crate::tables::{Blocks, Tables};
 
@@ -143,7 +142,7 @@ impl<'a, F: OnPair> Search<'a, F> {
         for block in first_choice..=last_choice {
             let mask = self.blocks.mask(block);
             if set.len() <= HASH_GROUPS_UP_TO {
-                self.descend_hashed(set, mask, depth, block);
+                self.descend_grouped(set, mask, depth, block);
             } else {
                 self.descend_sorted(set, mask, depth, block);
             }
@@ -162,7 +161,7 @@ impl<'a, F: OnPair> Search<'a, F> {
             let len = run_length(&set[start..], mask);
             let part = &mut set[start..start + len];
             if len >= 2 && (leaf || len <= COMPARE_ALL_BELOW) {
-                self.compare_all(part); // as in descend_hashed
+                self.compare_all(part); // as in descend_grouped
             } else if len >= 2 && disagrees_on_each(part, &self.skipped) {
                 self.descend(part, depth + 1, Some(block));
             }
@@ -170,15 +169,11 @@ impl<'a, F: OnPair> Search<'a, F> {
         }
     }
 
-    /// The children of one block choice, found with a hash table: for a set of moderate size
-    /// whose groups are mostly single fingerprints, cheaper than sorting it.
-    fn descend_hashed(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
+    /// The children of one block choice, found by the grouper (a counting sort or a hash
+    /// table): for a set of moderate size, cheaper than sorting it.
+    fn descend_grouped(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         let mut grouper = std::mem::take(&mut self.grouper);
-        if 1usize << mask.count_ones() <= set.len() * COUNT_GROUPS_VALUES_PER_MEMBER {
-            grouper.group_by_counting(set, mask);
-        } else {
-            grouper.group(set, mask);
-        }
+        grouper.group(set, mask);
         let leaf = depth + 1 == self.table_size;
         for group in 0..grouper.groups.len() {
             let range = grouper.groups[group].clone();

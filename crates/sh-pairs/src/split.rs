@@ -6,14 +6,16 @@
 /// Sets up to this size are split with a hash table rather than sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
 
-/// The groups of equal block value within a set, collected with a hash table.
+/// The groups of equal block value within a set, collected by a counting sort or with a hash
+/// table.
 #[derive(Debug, Default)]
 pub(crate) struct Grouper {
     /// Open addressing: the last member seen of each block value, or `NONE`.
     slots: Vec<u32>,
     /// The member seen before each member with the same block value, or `NONE`.
     previous: Vec<u32>,
-    /// Members of the groups of two or more, group after group.
+    /// Members of the groups of two or more, group after group (by counting: every member, the
+    /// groups' runs among them).
     pub(crate) members: Vec<u64>,
     pub(crate) groups: Vec<std::ops::Range<usize>>,
     /// The slots of the groups of two or more, in the order their second member came.
@@ -25,11 +27,23 @@ pub(crate) struct Grouper {
 const NONE: u32 = u32::MAX;
 
 impl Grouper {
-    /// Collects the groups of two or more in `set` by the bits under `mask`. Inlined into its
-    /// one caller, the search's hot loop: as a call of its own, where it lands in the binary
-    /// moved the search's time by 5-10% from build to build (BENCHMARKS.md).
+    /// Collects the groups of two or more in `set` by the bits under `mask` (a contiguous run
+    /// of bits): by counting where the set has at least as many members as the block has
+    /// values (most groups then have two or more members), else with a hash table. Inlined
+    /// into its one caller, the search's hot loop: as a call of its own, where it lands in the
+    /// binary moved the search's time by 5-10% from build to build (BENCHMARKS.md).
     #[inline]
     pub(crate) fn group(&mut self, set: &[u64], mask: u64) {
+        if 1usize << mask.count_ones() <= set.len() {
+            self.group_by_counting(set, mask);
+        } else {
+            self.group_by_hashing(set, mask);
+        }
+    }
+
+    /// The groups by open addressing on the block's value, each listed as its members came.
+    #[inline]
+    fn group_by_hashing(&mut self, set: &[u64], mask: u64) {
         let capacity = (set.len() * 2).next_power_of_two().max(16);
         let bits = capacity.trailing_zeros();
         self.slots.clear();
@@ -72,15 +86,11 @@ impl Grouper {
             self.groups.push(start..self.members.len());
         }
     }
-}
 
-impl Grouper {
-    /// Collects the same groups as [`Grouper::group`] by a counting sort on the block's value
-    /// (a contiguous run of bits): for a set with not many fewer members than the block has
-    /// values, where it touches two small arrays in order instead of a table at random.
-    /// `members` then holds every member, the groups' runs among them, in the order of value.
+    /// The groups by a counting sort on the block's value: two small arrays touched in order
+    /// instead of a table at random. `members` holds every member, in the order of value.
     #[inline]
-    pub(crate) fn group_by_counting(&mut self, set: &[u64], mask: u64) {
+    fn group_by_counting(&mut self, set: &[u64], mask: u64) {
         let shift = mask.trailing_zeros();
         let values = 1usize << mask.count_ones();
         let value = |fp: u64| (fp >> shift) as usize & (values - 1);
@@ -109,10 +119,6 @@ impl Grouper {
         }
     }
 }
-
-/// A set is split by counting rather than hashing when the block has at most this many values
-/// per member of the set.
-pub(crate) const COUNT_GROUPS_VALUES_PER_MEMBER: usize = 1;
 
 /// Below this size a comparison sort beats a radix sort's fixed cost per digit.
 const RADIX_THRESHOLD: usize = 256;
@@ -269,12 +275,11 @@ mod tests {
                 for shift in [0, 23, 64 - bits] {
                     let mask = ((1u64 << bits) - 1) << shift;
                     for spread in [0u64, 3, u64::MAX] {
-                        let set: Vec<u64> =
+                        let mut set: Vec<u64> =
                             (0..len).map(|_| next() & !(mask & !(spread << shift))).collect();
-                        let mut set = set;
                         set.sort_unstable();
                         set.dedup();
-                        hashing.group(&set, mask);
+                        hashing.group_by_hashing(&set, mask);
                         counting.group_by_counting(&set, mask);
                         let context = format!("len {len} mask {mask:x} spread {spread}");
                         assert_eq!(
