@@ -1,7 +1,8 @@
 //! Splitting a set of fingerprints by the bits of one block: sorting it by the block's value
 //! (a radix sort, on several threads for a large set), or, for a set that fits in cache,
 //! grouping it by a counting sort (when it has at least as many members as the block has
-//! values) or with a hash table (when most of its members are alone in their value).
+//! values), else by marking each value's members in a table of one byte per value (blocks of
+//! up to 16 bits) or with a hash table (when most of its members are alone in their value).
 
 /// Sets up to this size are split with a hash table rather than sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
@@ -22,7 +23,13 @@ pub(crate) struct Grouper {
     shared: Vec<u32>,
     /// Counting: the members of each block value, then where its run starts.
     counts: Vec<u32>,
+    /// Marking: the members of each block value, up to 255; all 0 between calls.
+    marks: Vec<u8>,
 }
+
+/// Blocks of up to this many bits (a table of 64 KiB at most) are grouped by marking rather
+/// than with a hash table.
+const MARK_UP_TO_BITS: u32 = 16;
 
 const NONE: u32 = u32::MAX;
 
@@ -34,10 +41,52 @@ impl Grouper {
     /// binary moved the search's time by 5-10% from build to build (BENCHMARKS.md).
     #[inline]
     pub(crate) fn group(&mut self, set: &[u64], mask: u64) {
-        if 1usize << mask.count_ones() <= set.len() {
+        let bits = mask.count_ones();
+        if 1usize << bits <= set.len() {
             self.group_by_counting(set, mask);
+        } else if bits <= MARK_UP_TO_BITS {
+            self.group_by_marking(set, mask);
         } else {
             self.group_by_hashing(set, mask);
+        }
+    }
+
+    /// The groups by a count per block value, one byte each (a table that stays in the
+    /// first-level cache): a first pass counts, a second keeps the members whose value is
+    /// counted twice or more (few, where the block has many more values than the set has
+    /// members; kept without a branch) and a third clears the counts; those are then sorted by
+    /// value. Cheap passes in place of a probe of a hash table per member.
+    #[inline]
+    fn group_by_marking(&mut self, set: &[u64], mask: u64) {
+        let shift = mask.trailing_zeros();
+        let values = 1usize << mask.count_ones();
+        let value = |fp: u64| (fp >> shift) as usize & (values - 1);
+        if self.marks.len() < values {
+            self.marks.resize(values, 0);
+        }
+        let marks = &mut self.marks[..values];
+        for &fp in set {
+            let m = &mut marks[value(fp)];
+            *m = m.saturating_add(1);
+        }
+        self.members.clear();
+        self.members.resize(set.len(), 0);
+        let mut kept = 0;
+        for &fp in set {
+            self.members[kept] = fp;
+            kept += (marks[value(fp)] >= 2) as usize;
+        }
+        self.members.truncate(kept);
+        for &fp in set {
+            marks[value(fp)] = 0;
+        }
+        self.members.sort_unstable_by_key(|&fp| fp & mask);
+        self.groups.clear();
+        let mut start = 0;
+        while start < self.members.len() {
+            let len = run_length(&self.members[start..], mask);
+            self.groups.push(start..start + len);
+            start += len;
         }
     }
 
@@ -265,13 +314,14 @@ mod tests {
     }
 
     #[test]
-    fn counting_finds_the_groups_of_hashing() {
+    fn counting_and_marking_find_the_groups_of_hashing() {
         let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
-        let (mut hashing, mut counting) = (Grouper::default(), Grouper::default());
+        let (mut hashing, mut counting, mut marking) =
+            (Grouper::default(), Grouper::default(), Grouper::default());
         // Blocks of 1 to 13 bits at the bottom, middle and top; sets with all members distinct
         // in the block, all equal, and in between; the groupers reused from set to set.
         for len in [0, 1, 2, 3, 17, 100, 1000, 5000] {
-            for bits in [1u32, 2, 5, 8, 11, 13] {
+            for bits in [1u32, 2, 5, 8, 11, 13, 16] {
                 for shift in [0, 23, 64 - bits] {
                     let mask = ((1u64 << bits) - 1) << shift;
                     for spread in [0u64, 3, u64::MAX] {
@@ -281,15 +331,16 @@ mod tests {
                         set.dedup();
                         hashing.group_by_hashing(&set, mask);
                         counting.group_by_counting(&set, mask);
+                        marking.group_by_marking(&set, mask);
                         let context = format!("len {len} mask {mask:x} spread {spread}");
-                        assert_eq!(
-                            groups_of(&counting, mask),
-                            groups_of(&hashing, mask),
-                            "{context}"
-                        );
-                        for range in &counting.groups {
+                        let expected = groups_of(&hashing, mask);
+                        assert_eq!(groups_of(&counting, mask), expected, "{context}");
+                        assert_eq!(groups_of(&marking, mask), expected, "{context}");
+                        for range in counting.groups.iter().chain(&marking.groups) {
                             assert!(range.len() >= 2, "{context}");
                         }
+                        // Marking leaves its bitmaps clear for the next set.
+                        assert!(marking.marks.iter().all(|&m| m == 0), "{context}");
                     }
                 }
             }
