@@ -21,10 +21,13 @@ pub(crate) struct Grouper {
     pub(crate) groups: Vec<std::ops::Range<usize>>,
     /// The slots of the groups of two or more, in the order their second member came.
     shared: Vec<u32>,
-    /// Counting: the members of each block value, then where its run starts.
+    /// Counting: the members of each block value, then where its run starts. Marking: where
+    /// the next member of each value met goes.
     counts: Vec<u32>,
     /// Marking: the members of each block value, up to 255; all 0 between calls.
     marks: Vec<u8>,
+    /// Marking: the members whose value has two or more, in the order of the set.
+    kept: Vec<u64>,
 }
 
 /// Blocks of up to this many bits (a table of 64 KiB at most) are grouped by marking rather
@@ -52,10 +55,11 @@ impl Grouper {
     }
 
     /// The groups by a count per block value, one byte each (a table that stays in the
-    /// first-level cache): a first pass counts, a second keeps the members whose value is
+    /// first-level cache): a first pass counts; a second keeps the members whose value is
     /// counted twice or more (few, where the block has many more values than the set has
-    /// members; kept without a branch) and a third clears the counts; those are then sorted by
-    /// value. Cheap passes in place of a probe of a hash table per member.
+    /// members; kept without a branch); a third deals those out to their groups' runs, the
+    /// counts giving each run's length, and a fourth clears the counts. Cheap passes in place
+    /// of a probe of a hash table per member.
     #[inline]
     fn group_by_marking(&mut self, set: &[u64], mask: u64) {
         let shift = mask.trailing_zeros();
@@ -64,29 +68,59 @@ impl Grouper {
         if self.marks.len() < values {
             self.marks.resize(values, 0);
         }
+        if self.counts.len() < values {
+            self.counts.resize(values, 0); // no clearing: each place is set before it is read
+        }
         let marks = &mut self.marks[..values];
         for &fp in set {
             let m = &mut marks[value(fp)];
             *m = m.saturating_add(1);
         }
-        self.members.clear();
-        self.members.resize(set.len(), 0);
-        let mut kept = 0;
+        let kept = &mut self.kept;
+        kept.clear();
+        kept.resize(set.len(), 0);
+        let mut len = 0;
         for &fp in set {
-            self.members[kept] = fp;
-            kept += (marks[value(fp)] >= 2) as usize;
+            kept[len] = fp;
+            len += (marks[value(fp)] >= 2) as usize;
         }
-        self.members.truncate(kept);
+        kept.truncate(len);
+        // Each value's run starts where the runs of the values met before it end; the first
+        // member of a value claims the run and clears the value's count.
+        self.members.clear();
+        self.members.resize(len, 0);
+        self.groups.clear();
+        let place = &mut self.counts[..values];
+        let (mut end, mut saturated) = (0u32, false);
+        for &fp in kept.iter() {
+            let v = value(fp);
+            let count = marks[v];
+            if count != 0 {
+                saturated |= count == u8::MAX;
+                place[v] = end;
+                self.groups.push(end as usize..(end + count as u32) as usize);
+                end += count as u32;
+                marks[v] = 0;
+            }
+            // Within `members` even where a count saturated: a run's true length is at least
+            // its count, so every run ends by the sum of the true lengths.
+            self.members[place[v] as usize] = fp;
+            place[v] += 1;
+        }
         for &fp in set {
             marks[value(fp)] = 0;
         }
-        self.members.sort_unstable_by_key(|&fp| fp & mask);
-        self.groups.clear();
-        let mut start = 0;
-        while start < self.members.len() {
-            let len = run_length(&self.members[start..], mask);
-            self.groups.push(start..start + len);
-            start += len;
+        if saturated {
+            // A value with 255 members or more: its count is short, so group by sorting.
+            self.members.copy_from_slice(kept);
+            self.members.sort_unstable_by_key(|&fp| fp & mask);
+            self.groups.clear();
+            let mut start = 0;
+            while start < len {
+                let run = run_length(&self.members[start..], mask);
+                self.groups.push(start..start + run);
+                start += run;
+            }
         }
     }
 
@@ -318,6 +352,8 @@ mod tests {
         let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
         let (mut hashing, mut counting, mut marking) =
             (Grouper::default(), Grouper::default(), Grouper::default());
+        // One grouper that does both in turn, as the search's does.
+        let mut both = Grouper::default();
         // Blocks of 1 to 13 bits at the bottom, middle and top; sets with all members distinct
         // in the block, all equal, and in between; the groupers reused from set to set.
         for len in [0, 1, 2, 3, 17, 100, 1000, 5000] {
@@ -332,10 +368,13 @@ mod tests {
                         hashing.group_by_hashing(&set, mask);
                         counting.group_by_counting(&set, mask);
                         marking.group_by_marking(&set, mask);
+                        both.group_by_counting(&set, mask);
+                        both.group_by_marking(&set, mask);
                         let context = format!("len {len} mask {mask:x} spread {spread}");
                         let expected = groups_of(&hashing, mask);
                         assert_eq!(groups_of(&counting, mask), expected, "{context}");
                         assert_eq!(groups_of(&marking, mask), expected, "{context}");
+                        assert_eq!(groups_of(&both, mask), expected, "{context}");
                         for range in counting.groups.iter().chain(&marking.groups) {
                             assert!(range.len() >= 2, "{context}");
                         }
