@@ -1,39 +1,50 @@
 //! The default number of blocks: the B with the least expected work for the number of distinct
 //! fingerprints and K, assuming fingerprints spread uniformly over the 64 bits.
 //!
-//! The tree walk (see `search`) splits sets at each depth. At depth d there are C(K+d, d)
-//! paths (block choices that can still complete a table) and each has about K+1 children; a
-//! fingerprint takes part at depth d only if some other fingerprint agrees with it on the d
-//! chosen blocks, which for n fingerprints and b bits per block happens with probability about
-//! min(1, n / 2^(d*b)). The leaves compare all pairs of each group: C(B, K) tables times
-//! n^2/2 / 2^((B-K)*b) expected pairs each. Few blocks mean few tables but large groups (many
-//! comparisons); many blocks mean small groups but many tables.
+//! The tree walk (see `search`) splits sets at each depth. At depth d a set is split by one
+//! block for each choice of d+1 blocks that can still complete a table, C(K+d+1, d+1) of them
+//! (the first block is one of blocks 0..=K, the second one of those after it up to K+1, and so
+//! on); a fingerprint takes part at depth d only if some other fingerprint agrees with it on the
+//! d blocks chosen before, which for n fingerprints and b bits per block happens with
+//! probability about min(1, n / 2^(d*b)). The first split (depth 0) reorders the whole set in
+//! memory; the splits below it group parts that fit in cache, and cost less. Then each of the
+//! C(B, K) tables has its leaves: every fingerprint that shares the table's key with another
+//! (about min(1, m) of them, m = n / 2^((B-K)*b) being how many others share it) goes through
+//! the comparison loop, and each of its n*m/2 pairs is compared. Few blocks mean few tables but
+//! large groups (many comparisons); many blocks mean small groups but many tables and splits.
 
 use crate::tables::binomial;
 
-/// Relative cost of placing one fingerprint into a part, and of comparing one pair. A
-/// comparison is an XOR and a popcount in a tight loop over a small group in cache; a split
-/// touches memory. The ratio was fitted to timings of every fixed B (BENCHMARKS.md, 2 cores):
-/// 0.08 picks the fastest B, or one within the run-to-run noise of it, for 1M and 10M random
-/// fingerprints and the planted set of 2M at K=3 (B = 4, 5, 4) and for 10M at K=6 (B=8:
-/// 9.1 s against 10.2 s for B=9). 0.5 chose B=5 for the planted set and B=9 at K=6; 0.05
-/// chose B=4 for 10M at K=3, 1.5 times slower than B=5.
-const SPLIT_COST: f64 = 1.0;
-const COMPARE_COST: f64 = 0.08;
+/// Relative costs, a fingerprint's place in a split by the first block being 1. A split below
+/// it groups a part in cache (a counting sort, bytes marked, a small hash table); a fingerprint
+/// at a leaf pays the loop over its group (one by one for a group's last few); a pair is an XOR
+/// and a popcount, eight at once. Fitted to whole-run timings of fixed B on 2 cores, after the
+/// grouping by marking (BENCHMARKS.md, 2026-11-25): 100k, 1M and 10M random fingerprints at K
+/// from 2 to 10 and the planted set of 2M at K = 3, 18 (size, K) in all; these weights pick the
+/// fastest B, or one within 3% of it, in each, and so do the same ratios at half and twice the
+/// scale of the first split. The model before (every split alike, a comparison 0.08, and more
+/// splits counted than there are) picked B = 4 at 1M, K = 3 (1.26 times the best) and B = 3 at
+/// 10M, K = 2 (1.76 times).
+const DEEPER_SPLIT_COST: f64 = 0.2;
+const LEAF_MEMBER_COST: f64 = 0.5;
+const PAIR_COST: f64 = 0.02;
 
+/// The expected work of a search of `distinct` fingerprints within `k` bits over `blocks`
+/// blocks, in units of one fingerprint's place in a split by the first block.
 pub fn expected_cost(distinct: usize, k: u32, blocks: u32) -> f64 {
     let n = distinct as f64;
     let bits_per_block = 64.0 / f64::from(blocks);
     let depth_of_table = blocks - k;
     let mut cost = 0.0;
     for depth in 0..depth_of_table {
-        let paths = binomial(k + depth, depth) as f64;
+        let choices = binomial(k + depth + 1, depth + 1) as f64;
         let sharing = (n / 2f64.powf(f64::from(depth) * bits_per_block)).min(1.0);
-        cost += paths * f64::from(k + 1) * n * sharing * SPLIT_COST;
+        let weight = if depth == 0 { 1.0 } else { DEEPER_SPLIT_COST };
+        cost += choices * n * sharing * weight;
     }
     let tables = binomial(blocks, k) as f64;
-    let group_pairs = n * n / 2.0 / 2f64.powf(f64::from(depth_of_table) * bits_per_block);
-    cost + tables * group_pairs * COMPARE_COST
+    let sharing_key = n / 2f64.powf(f64::from(depth_of_table) * bits_per_block);
+    cost + tables * n * (sharing_key.min(1.0) * LEAF_MEMBER_COST + sharing_key / 2.0 * PAIR_COST)
 }
 
 /// The cheapest B in K+1..=64 by [`expected_cost`].
@@ -55,6 +66,27 @@ mod tests {
                 let b = choose_blocks(n, k);
                 assert!(b > k && b <= 64, "n={n} k={k} b={b}");
             }
+        }
+    }
+
+    /// The fastest B measured on 2 cores (BENCHMARKS.md, 2026-11-25), where it was faster
+    /// than the next by more than the noise: the model must keep picking it.
+    #[test]
+    fn picks_the_measured_best() {
+        for (n, k, best) in [
+            (100_000, 7, 9),
+            (1_000_000, 3, 5),
+            (1_000_000, 4, 6),
+            (1_000_000, 6, 8),
+            (1_000_000, 7, 9),
+            (1_000_000, 9, 12),
+            (1_000_000, 10, 13),
+            (10_000_000, 2, 4),
+            (10_000_000, 3, 5),
+            (10_000_000, 5, 7),
+            (10_000_000, 8, 11),
+        ] {
+            assert_eq!(choose_blocks(n, k), best, "{n} fingerprints, K = {k}");
         }
     }
 
