@@ -85,6 +85,7 @@ mod tests {
             (10_000_000, 3, 5),
             (10_000_000, 5, 7),
             (10_000_000, 8, 11),
+            (10_000_000, 10, 14),
         ] {
             assert_eq!(choose_blocks(n, k), best, "{n} fingerprints, K = {k}");
         }
