@@ -66,11 +66,11 @@ Choosing B: few blocks mean few tables but large groups; many blocks mean small 
 many tables. Without --blocks, B is the value in K+1..64 with the least expected work for the \
 number of distinct fingerprints n, assuming they spread uniformly (b = 64/B bits a block): \
 the split by the first block, a unit per fingerprint for each of its K+1 choices; the splits \
-below it, which group parts in cache, 0.2 units each, summed over depths d >= 1 as \
-C(K+d+1, d+1) * n * min(1, n / 2^(d*b)); and the leaves of the C(B, K) tables, each \
-n * (0.5 * min(1, m) + 0.02 * m/2), m = n / 2^((B-K)*b) being how many others share a \
-fingerprint's key (0.02 a pair compared). The weights were fitted to timings of every B on 2 \
-cores. --stats shows the B chosen.
+below it, which mostly group parts in cache, 0.2 units a fingerprint, summed over the depths \
+1 <= d < B-K as 0.2 * C(K+d+1, d+1) * n * min(1, n / 2^(d*b)); and the leaves of the C(B, K) \
+tables, each n * (0.5 * min(1, m) + 0.02 * m/2), m = n / 2^((B-K)*b) being how many others \
+share a fingerprint's key (0.02 a pair compared). The weights were fitted to timings of fixed \
+B on 2 cores. --stats shows the B chosen.
 
 Memory: about 20 bytes per record and 16 more per distinct fingerprint while searching (8 \
 more per word of a wide one; the ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \

@@ -7,10 +7,10 @@
 //! on); a fingerprint takes part at depth d only if some other fingerprint agrees with it on the
 //! d blocks chosen before, which for n fingerprints and b bits per block happens with
 //! probability about min(1, n / 2^(d*b)). The first split (depth 0) reorders the whole set in
-//! memory; the splits below it group parts that fit in cache, and cost less. Then each of the
-//! C(B, K) tables has its leaves: every fingerprint that shares the table's key with another
-//! (about min(1, m) of them, m = n / 2^((B-K)*b) being how many others share it) goes through
-//! the comparison loop, and each of its n*m/2 pairs is compared. Few blocks mean few tables but
+//! memory; the splits below it mostly group parts that fit in cache (parts of more than 2^16
+//! are sorted instead), and cost less. Then each of the C(B, K) tables has its leaves: the
+//! fingerprints that share the table's key with another (a fraction of about min(1, m), m = n /
+//! 2^((B-K)*b) being how many others share it) go through the comparison loop, and each of its n*m/2 pairs is compared. Few blocks mean few tables but
 //! large groups (many comparisons); many blocks mean small groups but many tables and splits.
 
 use crate::tables::binomial;
@@ -21,7 +21,7 @@ use crate::tables::binomial;
 /// and a popcount, eight at once. Fitted to whole-run timings of fixed B on 2 cores, after the
 /// grouping by marking (BENCHMARKS.md, 2026-11-25): 100k, 1M and 10M random fingerprints at K
 /// from 2 to 10 and the planted set of 2M at K = 3, 18 (size, K) in all; these weights pick the
-/// fastest B, or one within 3% of it, in each, and so do the same ratios at half and twice the
+/// fastest B, or one at most 3% slower, in each, and so do the same ratios at half and twice the
 /// scale of the first split. The model before (every split alike, a comparison 0.08, and more
 /// splits counted than there are) picked B = 4 at 1M, K = 3 (1.26 times the best) and B = 3 at
 /// 10M, K = 2 (1.76 times).
@@ -30,8 +30,9 @@ const LEAF_MEMBER_COST: f64 = 0.5;
 const PAIR_COST: f64 = 0.02;
 
 /// The expected work of a search of `distinct` fingerprints within `k` bits over `blocks`
-/// blocks, in units of one fingerprint's place in a split by the first block.
+/// blocks (K < B <= 64), in units of one fingerprint's place in a split by the first block.
 pub fn expected_cost(distinct: usize, k: u32, blocks: u32) -> f64 {
+    assert!(k < blocks && blocks <= 64, "K < B <= 64, not K = {k}, B = {blocks}");
     let n = distinct as f64;
     let bits_per_block = 64.0 / f64::from(blocks);
     let depth_of_table = blocks - k;

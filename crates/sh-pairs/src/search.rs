@@ -59,7 +59,9 @@ pub struct Search<'a, F> {
     /// Block masks skipped along the current path; a reported pair disagrees on each.
     skipped: Vec<u64>,
     on_pair: F,
-    grouper: Grouper,
+    /// One grouper for each depth, so that a set grouped inside another's groups reuses the
+    /// tables of the sets before it at its depth.
+    groupers: Vec<Grouper>,
     /// Pairs of fingerprints compared bit by bit: the work of the leaves.
     pub compared: u64,
 }
@@ -74,7 +76,7 @@ impl<'a, F: OnPair> Search<'a, F> {
             table_size: tables.size(),
             skipped: Vec::new(),
             on_pair,
-            grouper: Grouper::default(),
+            groupers: Vec::new(),
             compared: 0,
         }
     }
@@ -169,10 +171,13 @@ impl<'a, F: OnPair> Search<'a, F> {
         }
     }
 
-    /// The children of one block choice, found by the grouper (a counting sort or a hash
-    /// table): for a set of moderate size, cheaper than sorting it.
+    /// The children of one block choice, found by the grouper (a counting sort, marking or a
+    /// hash table): for a set of moderate size, cheaper than sorting it.
     fn descend_grouped(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
-        let mut grouper = std::mem::take(&mut self.grouper);
+        if self.groupers.len() <= depth {
+            self.groupers.resize_with(depth + 1, Grouper::default);
+        }
+        let mut grouper = std::mem::take(&mut self.groupers[depth]);
         grouper.group(set, mask);
         let leaf = depth + 1 == self.table_size;
         for group in 0..grouper.groups.len() {
@@ -186,7 +191,7 @@ impl<'a, F: OnPair> Search<'a, F> {
                 self.descend(part, depth + 1, Some(block));
             }
         }
-        self.grouper = grouper;
+        self.groupers[depth] = grouper;
     }
 
     /// [`Search::compare_all`], with the groups of two and three (most groups, where the

@@ -1,14 +1,16 @@
 //! Splitting a set of fingerprints by the bits of one block: sorting it by the block's value
 //! (a radix sort, on several threads for a large set), or, for a set that fits in cache,
 //! grouping it by a counting sort (when it has at least as many members as the block has
-//! values), else by marking each value's members in a table of one byte per value (blocks of
-//! up to 16 bits) or with a hash table (when most of its members are alone in their value).
+//! values), else, where most members are alone in their value, by marking each value's members
+//! in a table of one byte per value (blocks of up to 16 bits) or with a hash table (wider
+//! blocks).
 
-/// Sets up to this size are split with a hash table rather than sorted.
+/// Sets up to this size are split by the [`Grouper`] (counting, marking or hashing) rather than
+/// sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
 
-/// The groups of equal block value within a set, collected by a counting sort or with a hash
-/// table.
+/// The groups of equal block value within a set, collected by a counting sort, by marking or
+/// with a hash table.
 #[derive(Debug, Default)]
 pub(crate) struct Grouper {
     /// Open addressing: the last member seen of each block value, or `NONE`.
@@ -30,8 +32,8 @@ pub(crate) struct Grouper {
     kept: Vec<u64>,
 }
 
-/// Blocks of up to this many bits (a table of 64 KiB at most) are grouped by marking rather
-/// than with a hash table.
+/// Blocks of up to this many bits are grouped by marking rather than with a hash table (its
+/// tables then take up to 64 KiB of counts and 256 KiB of places).
 const MARK_UP_TO_BITS: u32 = 16;
 
 const NONE: u32 = u32::MAX;
@@ -39,7 +41,8 @@ const NONE: u32 = u32::MAX;
 impl Grouper {
     /// Collects the groups of two or more in `set` by the bits under `mask` (a contiguous run
     /// of bits): by counting where the set has at least as many members as the block has
-    /// values (most groups then have two or more members), else with a hash table. Inlined
+    /// values (most groups then have two or more members), else by marking (blocks of up to
+    /// [`MARK_UP_TO_BITS`]) or with a hash table. Inlined
     /// into its one caller, the search's hot loop: as a call of its own, where it lands in the
     /// binary moved the search's time by 5-10% from build to build (BENCHMARKS.md).
     #[inline]
@@ -54,8 +57,8 @@ impl Grouper {
         }
     }
 
-    /// The groups by a count per block value, one byte each (a table that stays in the
-    /// first-level cache): a first pass counts; a second keeps the members whose value is
+    /// The groups by a count per block value, one byte each (8 KiB for the 13-bit blocks of
+    /// B = 5, which stay in the first-level cache): a first pass counts; a second keeps the members whose value is
     /// counted twice or more (few, where the block has many more values than the set has
     /// members; kept without a branch); a third deals those out to their groups' runs, the
     /// counts giving each run's length, and a fourth clears the counts. Cheap passes in place
@@ -64,6 +67,9 @@ impl Grouper {
     fn group_by_marking(&mut self, set: &[u64], mask: u64) {
         let shift = mask.trailing_zeros();
         let values = 1usize << mask.count_ones();
+        // Runs end at most at the set's length, which a `u32` must hold (the search's sets
+        // have fewer members than the block has values, at most 2^16).
+        debug_assert!(u32::try_from(set.len()).is_ok());
         let value = |fp: u64| (fp >> shift) as usize & (values - 1);
         if self.marks.len() < values {
             self.marks.resize(values, 0);
@@ -124,7 +130,8 @@ impl Grouper {
         }
     }
 
-    /// The groups by open addressing on the block's value, each listed as its members came.
+    /// The groups by open addressing on the block's value, each listing its members from the
+    /// last to come to the first.
     #[inline]
     fn group_by_hashing(&mut self, set: &[u64], mask: u64) {
         let capacity = (set.len() * 2).next_power_of_two().max(16);
@@ -354,7 +361,7 @@ mod tests {
             (Grouper::default(), Grouper::default(), Grouper::default());
         // One grouper that does both in turn, as the search's does.
         let mut both = Grouper::default();
-        // Blocks of 1 to 13 bits at the bottom, middle and top; sets with all members distinct
+        // Blocks of 1 to 16 bits at the bottom, middle and top; sets with all members distinct
         // in the block, all equal, and in between; the groupers reused from set to set.
         for len in [0, 1, 2, 3, 17, 100, 1000, 5000] {
             for bits in [1u32, 2, 5, 8, 11, 13, 16] {
@@ -378,8 +385,10 @@ mod tests {
                         for range in counting.groups.iter().chain(&marking.groups) {
                             assert!(range.len() >= 2, "{context}");
                         }
-                        // Marking leaves its bitmaps clear for the next set.
-                        assert!(marking.marks.iter().all(|&m| m == 0), "{context}");
+                        // Marking leaves its counts clear for the next set.
+                        for grouper in [&marking, &both] {
+                            assert!(grouper.marks.iter().all(|&m| m == 0), "{context}");
+                        }
                     }
                 }
             }
