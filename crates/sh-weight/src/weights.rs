@@ -9,7 +9,7 @@ use hashbrown::hash_table::{Entry, HashTable};
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::record::items;
 use sh_core::{Error, Result};
-use sh_df::{read_table, ItemCounts};
+use sh_df::{read_table, ItemCounts, ItemKey};
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -40,11 +40,14 @@ impl Rule {
 }
 
 /// How often each item has occurred so far in one document: the scratch of
-/// [`Weights::apply`] for the --max-tf limit, kept from document to document so that its table
-/// is allocated once.
+/// [`Weights::apply`] for the --max-tf limit, kept from document to document so that its tables
+/// are allocated once.
 #[derive(Debug)]
 pub struct Repeats {
-    /// Where each distinct item of the document is in its payload, and its occurrences.
+    /// Items that are canonical decimal numbers (nearly all: sh-hash's output), each with its
+    /// occurrences.
+    numbers: HashTable<(u64, u32)>,
+    /// Where each other distinct item of the document is in its payload, and its occurrences.
     table: HashTable<Seen>,
     hasher: FixedState,
 }
@@ -58,14 +61,41 @@ struct Seen {
 
 impl Default for Repeats {
     fn default() -> Repeats {
-        Repeats { table: HashTable::new(), hasher: FixedState::with_seed(0x5348_2d77_7466_0001) }
+        Repeats {
+            numbers: HashTable::new(),
+            table: HashTable::new(),
+            hasher: FixedState::with_seed(0x5348_2d77_7466_0001),
+        }
     }
 }
 
 impl Repeats {
-    /// Counts one more occurrence of `key`, a part of `payload`, and returns its occurrences in
-    /// the document so far.
-    fn count(&mut self, payload: &[u8], key: &[u8]) -> u32 {
+    /// Forgets the document before.
+    fn clear(&mut self) {
+        self.numbers.clear();
+        self.table.clear();
+    }
+
+    /// Counts one more occurrence of `key`, a part of `payload` whose [`ItemKey`] is
+    /// `item_key`, and returns its occurrences in the document so far.
+    fn count(&mut self, payload: &[u8], key: &[u8], item_key: ItemKey<'_>) -> u32 {
+        if let ItemKey::Number(value) = item_key {
+            let hasher = &self.hasher;
+            let hash = hasher.hash_one(value);
+            let slot =
+                self.numbers.entry(hash, |seen| seen.0 == value, |seen| hasher.hash_one(seen.0));
+            return match slot {
+                Entry::Occupied(mut seen) => {
+                    let seen = seen.get_mut();
+                    seen.1 = seen.1.saturating_add(1);
+                    seen.1
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert((value, 1));
+                    1
+                }
+            };
+        }
         let start = key.as_ptr() as usize - payload.as_ptr() as usize;
         let text = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
         let hasher = &self.hasher;
@@ -147,7 +177,7 @@ impl Weights {
         repeats: &mut Repeats,
     ) -> Result<()> {
         let mut kept = false;
-        repeats.table.clear();
+        repeats.clear();
         for item in items(payload) {
             let (key, weight) = if weighted {
                 let (key, weight) = split_weight(item)
@@ -158,11 +188,13 @@ impl Weights {
             } else {
                 (item, None)
             };
-            let count = self.counts.get(key);
+            // The item read once, for both the table and the count of repeats.
+            let item_key = ItemKey::of(key);
+            let count = self.counts.get_key(item_key);
             if count.is_some_and(|count| count > self.drop_above) {
                 continue;
             }
-            if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key) > max) {
+            if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key, item_key) > max) {
                 continue; // the item has occurred often enough in this document
             }
             if !self.rule.idf {
@@ -186,11 +218,12 @@ impl Weights {
             // Nothing would be left: the document keeps all its items, as they came, so that
             // documents made only of common text still match each other.
             out.clear();
-            repeats.table.clear();
+            repeats.clear();
             for item in items(payload) {
                 let key =
                     if weighted { split_weight(item).map_or(item, |(key, _)| key) } else { item };
-                if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key) > max) {
+                let over = |max| repeats.count(payload, key, ItemKey::of(key)) > max;
+                if self.rule.max_tf.is_some_and(over) {
                     continue;
                 }
                 separate(out, &mut kept);
