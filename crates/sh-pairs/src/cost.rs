@@ -9,9 +9,10 @@
 //! probability about min(1, n / 2^(d*b)). The first split (depth 0) reorders the whole set in
 //! memory; the splits below it mostly group parts that fit in cache (parts of more than 2^16
 //! are sorted instead), and cost less. Then each of the C(B, K) tables has its leaves: the
-//! fingerprints that share the table's key with another (a fraction of about min(1, m), m = n /
-//! 2^((B-K)*b) being how many others share it) go through the comparison loop, and each of its n*m/2 pairs is compared. Few blocks mean few tables but
-//! large groups (many comparisons); many blocks mean small groups but many tables and splits.
+//! fingerprints that share the table's key with another (a fraction of about min(1, m), m =
+//! n / 2^((B-K)*b) being how many others share it) go through the comparison loop, and each of
+//! the table's n*m/2 pairs is compared. Few blocks mean few tables but large groups (many
+//! comparisons); many blocks mean small groups but many tables and splits.
 
 use crate::tables::binomial;
 

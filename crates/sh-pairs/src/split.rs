@@ -42,9 +42,9 @@ impl Grouper {
     /// Collects the groups of two or more in `set` by the bits under `mask` (a contiguous run
     /// of bits): by counting where the set has at least as many members as the block has
     /// values (most groups then have two or more members), else by marking (blocks of up to
-    /// [`MARK_UP_TO_BITS`]) or with a hash table. Inlined
-    /// into its one caller, the search's hot loop: as a call of its own, where it lands in the
-    /// binary moved the search's time by 5-10% from build to build (BENCHMARKS.md).
+    /// [`MARK_UP_TO_BITS`]) or with a hash table. Inlined into its one caller, the search's hot
+    /// loop: as a call of its own, where it lands in the binary moved the search's time by 5-10%
+    /// from build to build (BENCHMARKS.md).
     #[inline]
     pub(crate) fn group(&mut self, set: &[u64], mask: u64) {
         let bits = mask.count_ones();
@@ -58,11 +58,11 @@ impl Grouper {
     }
 
     /// The groups by a count per block value, one byte each (8 KiB for the 13-bit blocks of
-    /// B = 5, which stay in the first-level cache): a first pass counts; a second keeps the members whose value is
-    /// counted twice or more (few, where the block has many more values than the set has
-    /// members; kept without a branch); a third deals those out to their groups' runs, the
-    /// counts giving each run's length, and a fourth clears the counts. Cheap passes in place
-    /// of a probe of a hash table per member.
+    /// B = 5, which stay in the first-level cache): a first pass counts; a second keeps the
+    /// members whose value is counted twice or more (few, where the block has many more values
+    /// than the set has members; kept without a branch); a third deals those out to their
+    /// groups' runs, the counts giving each run's length, and a fourth clears the counts. Cheap
+    /// passes in place of a probe of a hash table per member.
     #[inline]
     fn group_by_marking(&mut self, set: &[u64], mask: u64) {
         let shift = mask.trailing_zeros();
