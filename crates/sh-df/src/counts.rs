@@ -16,39 +16,36 @@ use sh_core::number::{canonical_u64, write_u64};
 
 pub use crate::sorted::SortedItems;
 
-/// An item as looked up: a number, or text not in the arena. Made once per item by
-/// [`ItemKey::of`], it can be looked up in several tables without reading the item again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ItemKey<'a> {
+/// An item as looked up: a number, or text not in the arena.
+#[derive(Debug, Clone, Copy)]
+enum Probe<'a> {
     /// An item that is the canonical decimal of this number (no leading zero).
     Number(u64),
     Text(&'a [u8]),
 }
 
-impl<'a> ItemKey<'a> {
-    /// The key of `item`: its number when it is the canonical decimal of one, else its text.
+impl<'a> Probe<'a> {
     #[inline]
-    pub fn of(item: &'a [u8]) -> ItemKey<'a> {
+    fn of(item: &'a [u8]) -> Probe<'a> {
         match canonical_u64(item) {
-            Some(value) => ItemKey::Number(value),
-            None => ItemKey::Text(item),
+            Some(value) => Probe::Number(value),
+            None => Probe::Text(item),
         }
     }
 
-    /// The key's hash by `hasher`.
     #[inline]
-    pub fn hash(self, hasher: &FixedState) -> u64 {
+    fn hash(self, hasher: &FixedState) -> u64 {
         match self {
-            ItemKey::Number(value) => hasher.hash_one(value),
-            ItemKey::Text(text) => hasher.hash_one(text),
+            Probe::Number(value) => hasher.hash_one(value),
+            Probe::Text(text) => hasher.hash_one(text),
         }
     }
 
     #[inline]
     fn matches(self, entry: &Entry, arena: &[u8]) -> bool {
         match self {
-            ItemKey::Number(value) => !entry.is_text && entry.value == value,
-            ItemKey::Text(text) => entry.is_text && stored_text(arena, entry.value) == text,
+            Probe::Number(value) => !entry.is_text && entry.value == value,
+            Probe::Text(text) => entry.is_text && stored_text(arena, entry.value) == text,
         }
     }
 }
@@ -149,25 +146,15 @@ impl ItemCounts {
     }
 
     fn find(&self, item: &[u8]) -> Option<&Entry> {
-        self.find_key(ItemKey::of(item))
-    }
-
-    #[inline]
-    fn find_key(&self, key: ItemKey<'_>) -> Option<&Entry> {
-        let hash = key.hash(&self.hasher);
-        self.table.find(hash, |e| key.matches(e, &self.arena))
+        let probe = Probe::of(item);
+        let hash = probe.hash(&self.hasher);
+        self.table.find(hash, |e| probe.matches(e, &self.arena))
     }
 
     /// The count of `item`, if it is held.
     #[inline]
     pub fn get(&self, item: &[u8]) -> Option<u64> {
         self.find(item).map(|e| e.count)
-    }
-
-    /// The count of the item of `key`, if it is held.
-    #[inline]
-    pub fn get_key(&self, key: ItemKey<'_>) -> Option<u64> {
-        self.find_key(key).map(|e| e.count)
     }
 
     /// The last document (or table) that counted `item`, if it is held.
@@ -181,11 +168,11 @@ impl ItemCounts {
     /// once the rest of `seen` is counted.
     #[inline]
     pub fn add_if_room(&mut self, item: &[u8], amount: u64, seen: u64) -> bool {
-        self.add_probe_if_room(ItemKey::of(item), amount, seen)
+        self.add_probe_if_room(Probe::of(item), amount, seen)
     }
 
     #[inline]
-    fn add_probe_if_room(&mut self, probe: ItemKey<'_>, amount: u64, seen: u64) -> bool {
+    fn add_probe_if_room(&mut self, probe: Probe<'_>, amount: u64, seen: u64) -> bool {
         let hash = probe.hash(&self.hasher);
         let (arena, hasher) = (&self.arena, &self.hasher);
         let full = self.table.len() >= self.capacity;
@@ -209,10 +196,10 @@ impl ItemCounts {
     /// item beyond the capacity, in decreasing order, and items left at zero go). Each item must
     /// come here at most once for `seen`.
     pub fn add_overflow(&mut self, item: &[u8], amount: u64, seen: u64) {
-        self.add_probe_overflow(ItemKey::of(item), amount, seen)
+        self.add_probe_overflow(Probe::of(item), amount, seen)
     }
 
-    fn add_probe_overflow(&mut self, probe: ItemKey<'_>, amount: u64, seen: u64) {
+    fn add_probe_overflow(&mut self, probe: Probe<'_>, amount: u64, seen: u64) {
         let hash = probe.hash(&self.hasher);
         match self.table.find_mut(hash, |e| probe.matches(e, &self.arena)) {
             Some(entry) => count_once(entry, amount, seen),
@@ -231,7 +218,7 @@ impl ItemCounts {
     /// Adds `amount` to the count of `item`, taking it in whatever the capacity: for a caller
     /// that sees to the capacity and to counting each document once itself.
     pub(crate) fn add(&mut self, item: &[u8], amount: u64) {
-        let probe = ItemKey::of(item);
+        let probe = Probe::of(item);
         let hash = probe.hash(&self.hasher);
         let (arena, hasher) = (&self.arena, &self.hasher);
         let slot = self.table.entry(hash, |e| probe.matches(e, arena), |e| e.rehash(hasher, arena));
@@ -272,8 +259,8 @@ impl ItemCounts {
     pub fn add_counts(&mut self, other: &ItemCounts, seen: u64) {
         for entry in other.table.iter() {
             let probe = match entry.is_text {
-                false => ItemKey::Number(entry.value),
-                true => ItemKey::Text(stored_text(&other.arena, entry.value)),
+                false => Probe::Number(entry.value),
+                true => Probe::Text(stored_text(&other.arena, entry.value)),
             };
             if !self.add_probe_if_room(probe, entry.count, seen) {
                 self.add_probe_overflow(probe, entry.count, seen);
@@ -358,10 +345,10 @@ fn count_once(entry: &mut Entry, amount: u64, seen: u64) {
 }
 
 /// The value and kind of a new entry, its text copied into the arena when it is no number.
-fn store(arena: &mut Vec<u8>, live_bytes: &mut usize, probe: ItemKey<'_>) -> (u64, bool) {
+fn store(arena: &mut Vec<u8>, live_bytes: &mut usize, probe: Probe<'_>) -> (u64, bool) {
     match probe {
-        ItemKey::Number(value) => (value, false),
-        ItemKey::Text(text) => {
+        Probe::Number(value) => (value, false),
+        Probe::Text(text) => {
             let at = arena.len() as u64;
             arena.extend_from_slice(&(text.len() as u64).to_le_bytes());
             arena.extend_from_slice(text);

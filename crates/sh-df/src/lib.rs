@@ -17,7 +17,7 @@ use clap::Parser;
 use sh_core::cli::IoArgs;
 use sh_core::{Error, Result};
 
-pub use counts::{ItemCounts, ItemKey, SortedItems};
+pub use counts::{ItemCounts, SortedItems};
 pub use partitions::DocumentCounts;
 pub use table::{read_table, read_table_from, write_table, Header};
 

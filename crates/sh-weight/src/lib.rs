@@ -1,5 +1,6 @@
 //! sh-weight: leaves out, or weighs down, the items that many documents of the corpus share.
 
+mod items;
 mod weights;
 
 use std::io::Write;
@@ -11,7 +12,8 @@ use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
 use sh_core::{Error, Result};
 
-pub use weights::{Repeats, Rule, Weights};
+pub use items::Repeats;
+pub use weights::{Rule, Weights};
 
 /// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
 pub const DEFAULT_RULE: Rule =

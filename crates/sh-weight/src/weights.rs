@@ -1,15 +1,14 @@
 //! What sh-weight does to one document's items, given the document-frequency table.
 
-use std::hash::BuildHasher;
 use std::io::Write;
 use std::path::Path;
 
-use foldhash::fast::FixedState;
-use hashbrown::hash_table::{Entry, HashTable};
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::record::items;
 use sh_core::{Error, Result};
-use sh_df::{read_table, ItemCounts, ItemKey};
+use sh_df::read_table;
+
+use crate::items::{Repeats, TableItems};
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -39,88 +38,13 @@ impl Rule {
     }
 }
 
-/// How often each item has occurred so far in one document: the scratch of
-/// [`Weights::apply`] for the --max-tf limit, kept from document to document so that its tables
-/// are allocated once.
-#[derive(Debug)]
-pub struct Repeats {
-    /// Items that are canonical decimal numbers (nearly all: sh-hash's output), each with its
-    /// occurrences.
-    numbers: HashTable<(u64, u32)>,
-    /// Where each other distinct item of the document is in its payload, and its occurrences.
-    table: HashTable<Seen>,
-    hasher: FixedState,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Seen {
-    start: usize,
-    len: usize,
-    count: u32,
-}
-
-impl Default for Repeats {
-    fn default() -> Repeats {
-        Repeats {
-            numbers: HashTable::new(),
-            table: HashTable::new(),
-            hasher: FixedState::with_seed(0x5348_2d77_7466_0001),
-        }
-    }
-}
-
-impl Repeats {
-    /// Forgets the document before.
-    fn clear(&mut self) {
-        self.numbers.clear();
-        self.table.clear();
-    }
-
-    /// Counts one more occurrence of `key`, a part of `payload` whose [`ItemKey`] is
-    /// `item_key`, and returns its occurrences in the document so far.
-    fn count(&mut self, payload: &[u8], key: &[u8], item_key: ItemKey<'_>) -> u32 {
-        if let ItemKey::Number(value) = item_key {
-            let hasher = &self.hasher;
-            let hash = hasher.hash_one(value);
-            let slot =
-                self.numbers.entry(hash, |seen| seen.0 == value, |seen| hasher.hash_one(seen.0));
-            return match slot {
-                Entry::Occupied(mut seen) => {
-                    let seen = seen.get_mut();
-                    seen.1 = seen.1.saturating_add(1);
-                    seen.1
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert((value, 1));
-                    1
-                }
-            };
-        }
-        let start = key.as_ptr() as usize - payload.as_ptr() as usize;
-        let text = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
-        let hasher = &self.hasher;
-        let hash = hasher.hash_one(key);
-        match self.table.entry(hash, |seen| text(seen) == key, |seen| hasher.hash_one(text(seen))) {
-            Entry::Occupied(mut seen) => {
-                let seen = seen.get_mut();
-                seen.count = seen.count.saturating_add(1);
-                seen.count
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(Seen { start, len: key.len(), count: 1 });
-                1
-            }
-        }
-    }
-}
-
 /// The table as the rule needs it.
 #[derive(Debug)]
 pub struct Weights {
     rule: Rule,
     /// Items and their document counts: with IDF every item of the table, otherwise only those
     /// to leave out.
-    counts: ItemCounts,
+    items: TableItems,
     documents: u64,
     /// Counts above this are left out.
     drop_above: u64,
@@ -131,28 +55,28 @@ pub struct Weights {
 impl Weights {
     /// Reads the table in `path`, holding at most `capacity` items.
     pub fn load(path: &Path, rule: Rule, capacity: usize) -> Result<Weights> {
-        let mut counts = ItemCounts::new(capacity);
+        let mut items = TableItems::default();
         let mut rarest = u64::MAX;
         let header = read_table(path, |header, line, item, count| {
             rarest = rarest.min(count);
             if !rule.idf && count <= drop_above(rule, header.documents) {
                 return Ok(()); // kept as it is: nothing to remember
             }
-            if counts.get(item).is_some() {
-                return Err(Error::input(line, "item listed twice", item));
-            }
-            if !counts.add_if_room(item, count, line) {
+            if items.len() >= capacity {
                 let what = format!(
                     "the table holds more than {capacity} items (raise --capacity, or use \
                      --max-df without --idf, which holds only the items to leave out)"
                 );
                 return Err(Error::input(line, what, item));
             }
+            if !items.insert(item, count) {
+                return Err(Error::input(line, "item listed twice", item));
+            }
             Ok(())
         })?;
         Ok(Weights {
             rule,
-            counts,
+            items,
             documents: header.documents,
             drop_above: drop_above(rule, header.documents),
             unseen_weight: idf(header.documents, if rarest == u64::MAX { 1 } else { rarest }),
@@ -177,6 +101,7 @@ impl Weights {
         repeats: &mut Repeats,
     ) -> Result<()> {
         let mut kept = false;
+        let hasher = self.items.hasher();
         repeats.clear();
         for item in items(payload) {
             let (key, weight) = if weighted {
@@ -188,13 +113,14 @@ impl Weights {
             } else {
                 (item, None)
             };
-            // The item read once, for both the table and the count of repeats.
-            let item_key = ItemKey::of(key);
-            let count = self.counts.get_key(item_key);
+            // The item hashed once, for both the table and the count of repeats.
+            let hash = hasher.hash(key);
+            let count = self.items.get(hash, key);
             if count.is_some_and(|count| count > self.drop_above) {
                 continue;
             }
-            if self.rule.max_tf.is_some_and(|max| repeats.count(payload, key, item_key) > max) {
+            let mut over = |max| repeats.count(payload, key, hash, hasher) > max;
+            if self.rule.max_tf.is_some_and(&mut over) {
                 continue; // the item has occurred often enough in this document
             }
             if !self.rule.idf {
@@ -222,7 +148,7 @@ impl Weights {
             for item in items(payload) {
                 let key =
                     if weighted { split_weight(item).map_or(item, |(key, _)| key) } else { item };
-                let over = |max| repeats.count(payload, key, ItemKey::of(key)) > max;
+                let over = |max| repeats.count(payload, key, hasher.hash(key), hasher) > max;
                 if self.rule.max_tf.is_some_and(over) {
                     continue;
                 }

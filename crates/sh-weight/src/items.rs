@@ -1,0 +1,165 @@
+//! Items found by their bytes. sh-weight never needs an item's value, only whether two items are
+//! the same bytes: each item is hashed once, as bytes (no decimal is parsed), and that hash finds
+//! it both in the table's items and among the items seen earlier in the document.
+
+use std::hash::BuildHasher;
+
+use foldhash::fast::FixedState;
+use hashbrown::hash_table::{Entry, HashTable};
+
+/// The hasher of items: fixed, so that runs are reproducible (the output never depends on it;
+/// only speed could).
+#[derive(Debug, Clone)]
+pub(crate) struct ItemHasher(FixedState);
+
+impl Default for ItemHasher {
+    fn default() -> ItemHasher {
+        ItemHasher(FixedState::with_seed(0x5348_2d77_7466_0002))
+    }
+}
+
+impl ItemHasher {
+    #[inline]
+    pub(crate) fn hash(&self, item: &[u8]) -> u64 {
+        self.0.hash_one(item)
+    }
+}
+
+/// Items of the table with their document counts; the items' bytes in one arena.
+#[derive(Debug, Default)]
+pub(crate) struct TableItems {
+    table: HashTable<Stored>,
+    arena: Vec<u8>,
+    hasher: ItemHasher,
+}
+
+/// Where an item's bytes are in the arena, and its count.
+#[derive(Debug, Clone, Copy)]
+struct Stored {
+    start: usize,
+    len: usize,
+    count: u64,
+}
+
+impl Stored {
+    fn bytes<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
+        &arena[self.start..self.start + self.len]
+    }
+}
+
+impl TableItems {
+    /// The items held.
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Holds `item` with `count`; false (and nothing changed) when it is held already.
+    pub(crate) fn insert(&mut self, item: &[u8], count: u64) -> bool {
+        let hash = self.hasher.hash(item);
+        let (arena, hasher) = (&self.arena, &self.hasher);
+        let slot =
+            self.table.entry(hash, |s| s.bytes(arena) == item, |s| hasher.hash(s.bytes(arena)));
+        match slot {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(vacant) => {
+                let start = self.arena.len();
+                vacant.insert(Stored { start, len: item.len(), count });
+                self.arena.extend_from_slice(item);
+                true
+            }
+        }
+    }
+
+    /// The count of `item`, whose hash by [`TableItems::hasher`] is `hash`, if it is held.
+    #[inline]
+    pub(crate) fn get(&self, hash: u64, item: &[u8]) -> Option<u64> {
+        self.table.find(hash, |s| s.bytes(&self.arena) == item).map(|s| s.count)
+    }
+
+    /// The hasher whose hashes [`TableItems::get`] takes.
+    pub(crate) fn hasher(&self) -> &ItemHasher {
+        &self.hasher
+    }
+}
+
+/// How often each item has occurred so far in one document: the scratch of
+/// [`crate::Weights::apply`] for the --max-tf limit, kept from document to document so that
+/// its table is allocated once.
+#[derive(Debug, Default)]
+pub struct Repeats {
+    /// Where each distinct item of the document is in its payload, and its occurrences.
+    table: HashTable<Seen>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    start: usize,
+    len: usize,
+    count: u32,
+}
+
+impl Repeats {
+    /// Forgets the document before.
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// Counts one more occurrence of `item`, a part of `payload` whose hash by `hasher` is
+    /// `hash`, and returns its occurrences in the document so far.
+    #[inline]
+    pub(crate) fn count(
+        &mut self,
+        payload: &[u8],
+        item: &[u8],
+        hash: u64,
+        hasher: &ItemHasher,
+    ) -> u32 {
+        let bytes = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
+        match self.table.entry(hash, |seen| bytes(seen) == item, |seen| hasher.hash(bytes(seen))) {
+            Entry::Occupied(mut seen) => {
+                let seen = seen.get_mut();
+                seen.count = seen.count.saturating_add(1);
+                seen.count
+            }
+            Entry::Vacant(slot) => {
+                let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+                slot.insert(Seen { start, len: item.len(), count: 1 });
+                1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_are_bytes() {
+        let mut items = TableItems::default();
+        for (item, count) in [(&b"7"[..], 3), (b"007", 5), (b"", 1), (b"18446744073709551616", 2)] {
+            assert!(items.insert(item, count));
+        }
+        assert!(!items.insert(b"007", 9), "held already");
+        let hasher = items.hasher();
+        let get = |item: &[u8]| items.get(hasher.hash(item), item);
+        assert_eq!(
+            [get(b"7"), get(b"007"), get(b"07"), get(b""), get(b"18446744073709551616")],
+            [Some(3), Some(5), None, Some(1), Some(2)]
+        );
+        assert_eq!(items.len(), 4);
+    }
+
+    #[test]
+    fn repeats_count_equal_bytes() {
+        let payload = b"7 007 7 7 0x7 007";
+        let hasher = ItemHasher::default();
+        let mut repeats = Repeats::default();
+        let counts: Vec<u32> = sh_core::record::items(payload)
+            .map(|item| repeats.count(payload, item, hasher.hash(item), &hasher))
+            .collect();
+        assert_eq!(counts, [1, 1, 2, 3, 1, 2]);
+        repeats.clear();
+        assert_eq!(repeats.count(payload, &payload[..1], hasher.hash(b"7"), &hasher), 1);
+    }
+}
