@@ -117,7 +117,7 @@ pub(crate) fn count_parts(
     let documents = outcomes.iter().map(|(n, _)| n).sum();
     // The first part's table is `counts` itself; the others are added to it in file order.
     for (_, own) in outcomes.into_iter().skip(1) {
-        counts.absorb(own.expect("a later part has a table of its own"));
+        counts.absorb(own.expect("a later part has a table of its own"), how.threads);
     }
     Ok(documents)
 }
@@ -250,7 +250,7 @@ mod tests {
         let mut counts = DocumentCounts::new(capacity);
         let mut reader = RecordReader::new(std::io::Cursor::new(text.to_vec()), "t".into());
         let n = count_records(&mut reader, &mut counts, false, Progress::new(true, "")).unwrap();
-        let (items, undercount) = counts.finish();
+        let (items, undercount) = counts.finish(1);
         (n, items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
     }
 
@@ -260,7 +260,7 @@ mod tests {
         let how = Counting { capacity, weighted: false, threads: parts, quiet: true };
         let mut counts = DocumentCounts::new(capacity);
         let n = count_parts(Arc::new(file), text.len() as u64, parts, how, &mut counts).unwrap();
-        let (items, undercount) = counts.finish();
+        let (items, undercount) = counts.finish(parts);
         (n, items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
     }
 

@@ -54,8 +54,9 @@ found in more than a fraction F of the documents, the capacity needs to be well 
 A regular file of unweighted items (standard input redirected from a file included) of more \
 than 16 MB is cut into up to --threads parts at line ends, each counted on its own thread into \
 a table of its own (so up to --threads times the memory), and the tables are added up as by \
---merge. Exact tables are the same whatever the parts; beyond the capacity, the summary, with \
-its guarantees, depends on the parts.
+--merge, their partitions on as many threads. Exact tables are the same whatever the parts; \
+beyond the capacity, the summary, with its guarantees, depends on the parts. The table of the \
+documents counted, from a file or a pipe, is sorted on up to --threads threads.
 
 --merge adds the tables of shards: the document counts add up and so do the counts of each \
 item. The result of merging exact tables equals the table of the concatenated input, line for \
@@ -82,7 +83,8 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
-    /// Count a large file (not a pipe) in N parts at once, one table each [default: all cores]
+    /// Count a large file (not a pipe) in N parts at once, one table each, and sort the table
+    /// on N threads [default: all cores]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
@@ -134,7 +136,7 @@ pub fn run(args: Args) -> Result<()> {
         };
         let mut counts = DocumentCounts::new(args.capacity);
         let documents = count::count_input(&args.io.input, how, &mut counts)?;
-        let (sorted, undercount) = counts.finish();
+        let (sorted, undercount) = counts.finish(how.threads);
         (documents, sorted, undercount)
     } else {
         let mut counts = ItemCounts::new(args.capacity);

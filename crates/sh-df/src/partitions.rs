@@ -161,34 +161,35 @@ impl DocumentCounts {
     }
 
     /// Adds the counts of `other` (other documents: a part of the input), its undercount too,
-    /// and reduces to the capacity. Each partition of `other` is let go once added.
-    pub(crate) fn absorb(&mut self, mut other: DocumentCounts) {
+    /// and reduces to the capacity. Each partition of `other` is let go once added; the
+    /// partitions are added on up to `threads` threads.
+    pub(crate) fn absorb(&mut self, mut other: DocumentCounts, threads: usize) {
         self.flush();
         other.flush();
-        for (table, theirs) in self.tables.iter_mut().zip(&mut other.tables) {
-            for n in std::mem::take(theirs) {
-                add(table, n.key, n.count);
+        let chunk = PARTITIONS.div_ceil(threads.clamp(1, PARTITIONS));
+        std::thread::scope(|scope| {
+            let mine = self.tables.chunks_mut(chunk);
+            for (tables, theirs) in mine.zip(other.tables.chunks_mut(chunk)) {
+                scope.spawn(move || {
+                    for (table, theirs) in tables.iter_mut().zip(theirs) {
+                        for n in std::mem::take(theirs) {
+                            add(table, n.key, n.count);
+                        }
+                    }
+                });
             }
-        }
+        });
         other.texts.for_each(|text, count| self.texts.add(text, count));
         self.undercount = self.undercount.saturating_add(other.undercount);
         self.reduce_if_over();
     }
 
     /// The table: every item with its count, by decreasing count, then by item bytes; and the
-    /// undercount.
-    pub fn finish(mut self) -> (SortedItems, u64) {
+    /// undercount. The items are sorted on up to `threads` threads.
+    pub fn finish(mut self, threads: usize) -> (SortedItems, u64) {
         self.flush();
-        // Sorted as [!count, key, key, value]: by decreasing count, then by the decimal's bytes.
-        let mut numbers: Vec<[u64; 4]> = Vec::with_capacity(self.held());
-        for table in std::mem::take(&mut self.tables) {
-            numbers.extend(table.into_iter().map(|n| {
-                let value = unmix(n.key);
-                let (high, low) = digit_key(value);
-                [!n.count, high, low, value]
-            }));
-        }
-        numbers.sort_unstable();
+        let numbers = sorted_numbers(&self.tables, threads);
+        self.tables = Vec::new();
         let texts = self.texts.sorted();
         // The two lists merged: no text is a canonical decimal, so none equals a number.
         let mut all = SortedItems::with_capacity(numbers.len() + texts.len());
@@ -217,6 +218,40 @@ impl DocumentCounts {
     }
 }
 
+/// Below this many items the table is sorted on one thread.
+const PARALLEL_SORT_FROM: usize = 1 << 16;
+
+/// The number items of `tables` as [!count, key, key, value], sorted: by decreasing count, then
+/// by the decimal's bytes. The partitions are cut into up to `threads` runs of about equal
+/// size, each made and sorted on a thread of its own, and the sorted runs are then merged (by a
+/// sort that finds them as runs).
+fn sorted_numbers(tables: &[HashTable<Number>], threads: usize) -> Vec<[u64; 4]> {
+    let total: usize = tables.iter().map(HashTable::len).sum();
+    let threads = threads.clamp(1, (total / PARALLEL_SORT_FROM).max(1));
+    let mut numbers = vec![[0u64; 4]; total];
+    let per_thread = tables.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut rest = &mut numbers[..];
+        for tables in tables.chunks(per_thread) {
+            let len = tables.iter().map(HashTable::len).sum();
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            scope.spawn(move || {
+                for (row, n) in run.iter_mut().zip(tables.iter().flat_map(HashTable::iter)) {
+                    let value = unmix(n.key);
+                    let (high, low) = digit_key(value);
+                    *row = [!n.count, high, low, value];
+                }
+                run.sort_unstable();
+            });
+        }
+    });
+    if threads > 1 {
+        numbers.sort();
+    }
+    numbers
+}
+
 #[inline]
 fn add(table: &mut HashTable<Number>, key: u64, amount: u64) {
     match table.entry(table_hash(key), |n| n.key == key, |n| table_hash(n.key)) {
@@ -226,6 +261,42 @@ fn add(table: &mut HashTable<Number>, key: u64, amount: u64) {
         }
         Slot::Vacant(vacant) => {
             vacant.insert(Number { key, count: amount });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mix::mix;
+
+    /// Any number of threads makes the same table: runs of every size, equal counts that span
+    /// the runs' edges, values from one end of the range to the other.
+    #[test]
+    fn the_table_is_the_same_on_any_number_of_threads() {
+        let tables: Vec<_> = [1, 2, 3, 4, 8, 1000]
+            .into_iter()
+            .map(|threads| {
+                let mut counts = DocumentCounts::new(1 << 20);
+                let mut state = 0x9e37_79b9_7f4a_7c15u64;
+                for document in 0..4 * PARALLEL_SORT_FROM as u64 {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let value = [document, u64::MAX - document, state][document as usize % 3];
+                    for _ in 0..1 + (state >> 62) {
+                        counts.push_number(mix(value));
+                    }
+                }
+                let (items, undercount) = counts.finish(threads);
+                assert_eq!(undercount, 0);
+                let items: Vec<(Vec<u8>, u64)> =
+                    items.iter().map(|(item, count)| (item.to_vec(), count)).collect();
+                items
+            })
+            .collect();
+        assert!(tables[0].len() > 3 * PARALLEL_SORT_FROM);
+        assert!(tables[0].windows(2).all(|w| (!w[0].1, &w[0].0) < (!w[1].1, &w[1].0)));
+        for (table, threads) in tables.iter().zip([1, 2, 3, 4, 8, 1000]) {
+            assert!(*table == tables[0], "{threads} threads");
         }
     }
 }

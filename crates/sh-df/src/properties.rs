@@ -24,7 +24,7 @@ fn count_text(text: &[u8], capacity: usize, budget: usize, weighted: bool) -> (u
 }
 
 fn table(counts: DocumentCounts) -> Table {
-    let (items, undercount) = counts.finish();
+    let (items, undercount) = counts.finish(2);
     (items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
 }
 
