@@ -25,25 +25,51 @@ impl ItemHasher {
     }
 }
 
-/// Items of the table with their document counts; the items' bytes in one arena.
+/// Items of the table with their document counts.
 #[derive(Debug, Default)]
 pub(crate) struct TableItems {
     table: HashTable<Stored>,
+    /// The bytes of the items too long to be held in their entry.
     arena: Vec<u8>,
     hasher: ItemHasher,
 }
 
-/// Where an item's bytes are in the arena, and its count.
+/// The most bytes of an item held in its entry (a 64-bit hash in decimal has at most 20).
+const INLINE: usize = 24;
+
+/// An item held and its count. An item of up to [`INLINE`] bytes is held in the entry itself,
+/// so that finding it reads one place in memory (with `--idf` the table holds every item of
+/// the corpus, and finding one is most of the time); a longer item is in the arena, and the
+/// entry holds where.
 #[derive(Debug, Clone, Copy)]
 struct Stored {
-    start: usize,
+    inline: [u8; INLINE],
     len: usize,
     count: u64,
 }
 
 impl Stored {
-    fn bytes<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
-        &arena[self.start..self.start + self.len]
+    fn new(item: &[u8], count: u64, arena: &mut Vec<u8>) -> Stored {
+        let mut inline = [0; INLINE];
+        match inline.get_mut(..item.len()) {
+            Some(room) => room.copy_from_slice(item),
+            None => {
+                inline[..8].copy_from_slice(&(arena.len() as u64).to_le_bytes());
+                arena.extend_from_slice(item);
+            }
+        }
+        Stored { inline, len: item.len(), count }
+    }
+
+    #[inline]
+    fn bytes<'a>(&'a self, arena: &'a [u8]) -> &'a [u8] {
+        match self.inline.get(..self.len) {
+            Some(item) => item,
+            None => {
+                let start = u64::from_le_bytes(self.inline[..8].try_into().expect("8 bytes"));
+                &arena[start as usize..start as usize + self.len]
+            }
+        }
     }
 }
 
@@ -62,9 +88,7 @@ impl TableItems {
         match slot {
             Entry::Occupied(_) => false,
             Entry::Vacant(vacant) => {
-                let start = self.arena.len();
-                vacant.insert(Stored { start, len: item.len(), count });
-                self.arena.extend_from_slice(item);
+                vacant.insert(Stored::new(item, count, &mut self.arena));
                 true
             }
         }
@@ -148,6 +172,28 @@ mod tests {
             [Some(3), Some(5), None, Some(1), Some(2)]
         );
         assert_eq!(items.len(), 4);
+    }
+
+    /// Items held in their entries and in the arena, on both sides of the limit, many of
+    /// them (the table grows and moves its entries).
+    #[test]
+    fn short_and_long_items() {
+        let item = |n: usize| format!("{n:0>width$}", width = [1, 23, 24, 25, 40, 300][n % 6]);
+        let mut items = TableItems::default();
+        for n in 0..5000 {
+            assert!(items.insert(item(n).as_bytes(), n as u64));
+        }
+        for n in 0..5000 {
+            assert!(!items.insert(item(n).as_bytes(), 0), "{n} is held");
+        }
+        let hasher = items.hasher();
+        for n in 0..5000 {
+            let text = item(n);
+            assert_eq!(items.get(hasher.hash(text.as_bytes()), text.as_bytes()), Some(n as u64));
+            let longer = format!("{text}x");
+            assert_eq!(items.get(hasher.hash(longer.as_bytes()), longer.as_bytes()), None);
+        }
+        assert_eq!(items.len(), 5000);
     }
 
     #[test]
