@@ -231,6 +231,8 @@ fn faults_in_tables_name_the_command_file_and_line() {
         ("documents\t2\n", vec![], format!("sh-weight: error: {t}: line 1: first line is not '#documents<TAB>N': 'documents\\t2'\n")),
         ("#documents\t9\na\t1\nb\t1\nc\t1\n", vec!["--idf", "--capacity", "2"], format!(
             "sh-weight: error: {t}: line 4: the table holds more than 2 items (raise --capacity, or use --max-df without --idf, which holds only the items to leave out): 'c'\n")),
+        // A repeat when the table is full is a repeat.
+        ("#documents\t9\n7\t1\n007\t1\n7\t1\n", vec!["--idf", "--capacity", "2"], format!("sh-weight: error: {t}: line 4: item listed twice: '7'\n")),
     ] {
         std::fs::write(&table, text).unwrap();
         let mut full = vec!["--df", t.as_str()];
@@ -269,6 +271,8 @@ fn a_failed_run_leaves_the_output_file_as_it_was() {
     std::fs::write(&out, "old").unwrap();
     let got = run("sh-df", &["--weighted", "-o", path_str(&out)], "a:1\nb\n");
     got.failure(1, "sh-df: error: line 2: weighted item has no ':WEIGHT': 'b'");
+    let got = run("sh-df", &["--weighted", "-o", path_str(&out)], "a:1\nb:2 :1\n");
+    got.failure(1, "sh-df: error: line 2: weighted item has an empty ITEM: ':1'");
     let table = dir.path().join("df");
     std::fs::write(&table, "#documents\t1\na\t1\n").unwrap();
     let got = run(

@@ -34,6 +34,15 @@ pub(crate) struct TableItems {
     hasher: ItemHasher,
 }
 
+/// Why [`TableItems::insert`] did not take an item in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The item is held already.
+    Held,
+    /// As many items as the capacity are held.
+    Full,
+}
+
 /// The most bytes of an item held in its entry (a 64-bit hash in decimal has at most 20).
 const INLINE: usize = 24;
 
@@ -75,21 +84,30 @@ impl Stored {
 
 impl TableItems {
     /// The items held.
-    pub(crate) fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.table.len()
     }
 
-    /// Holds `item` with `count`; false (and nothing changed) when it is held already.
-    pub(crate) fn insert(&mut self, item: &[u8], count: u64) -> bool {
+    /// Holds `item` with `count`, unless it is held already or `capacity` items are (nothing
+    /// then changes).
+    pub(crate) fn insert(
+        &mut self,
+        item: &[u8],
+        count: u64,
+        capacity: usize,
+    ) -> Result<(), Refused> {
         let hash = self.hasher.hash(item);
+        let full = self.table.len() >= capacity;
         let (arena, hasher) = (&self.arena, &self.hasher);
         let slot =
             self.table.entry(hash, |s| s.bytes(arena) == item, |s| hasher.hash(s.bytes(arena)));
         match slot {
-            Entry::Occupied(_) => false,
+            Entry::Occupied(_) => Err(Refused::Held),
+            Entry::Vacant(_) if full => Err(Refused::Full),
             Entry::Vacant(vacant) => {
                 vacant.insert(Stored::new(item, count, &mut self.arena));
-                true
+                Ok(())
             }
         }
     }
@@ -162,9 +180,11 @@ mod tests {
     fn items_are_bytes() {
         let mut items = TableItems::default();
         for (item, count) in [(&b"7"[..], 3), (b"007", 5), (b"", 1), (b"18446744073709551616", 2)] {
-            assert!(items.insert(item, count));
+            assert_eq!(items.insert(item, count, 5), Ok(()));
         }
-        assert!(!items.insert(b"007", 9), "held already");
+        assert_eq!(items.insert(b"007", 9, 5), Err(Refused::Held));
+        assert_eq!(items.insert(b"0007", 9, 4), Err(Refused::Full));
+        assert_eq!(items.insert(b"007", 9, 4), Err(Refused::Held), "held, whatever the room");
         let hasher = items.hasher();
         let get = |item: &[u8]| items.get(hasher.hash(item), item);
         assert_eq!(
@@ -181,10 +201,10 @@ mod tests {
         let item = |n: usize| format!("{n:0>width$}", width = [1, 23, 24, 25, 40, 300][n % 6]);
         let mut items = TableItems::default();
         for n in 0..5000 {
-            assert!(items.insert(item(n).as_bytes(), n as u64));
+            assert_eq!(items.insert(item(n).as_bytes(), n as u64, usize::MAX), Ok(()));
         }
         for n in 0..5000 {
-            assert!(!items.insert(item(n).as_bytes(), 0), "{n} is held");
+            assert_eq!(items.insert(item(n).as_bytes(), 0, usize::MAX), Err(Refused::Held));
         }
         let hasher = items.hasher();
         for n in 0..5000 {

@@ -8,7 +8,7 @@ use sh_core::record::items;
 use sh_core::{Error, Result};
 use sh_df::read_table;
 
-use crate::items::{Repeats, TableItems};
+use crate::items::{Refused, Repeats, TableItems};
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -62,17 +62,17 @@ impl Weights {
             if !rule.idf && count <= drop_above(rule, header.documents) {
                 return Ok(()); // kept as it is: nothing to remember
             }
-            if items.len() >= capacity {
-                let what = format!(
-                    "the table holds more than {capacity} items (raise --capacity, or use \
-                     --max-df without --idf, which holds only the items to leave out)"
-                );
-                return Err(Error::input(line, what, item));
+            match items.insert(item, count, capacity) {
+                Ok(()) => Ok(()),
+                Err(Refused::Held) => Err(Error::input(line, "item listed twice", item)),
+                Err(Refused::Full) => {
+                    let what = format!(
+                        "the table holds more than {capacity} items (raise --capacity, or use \
+                         --max-df without --idf, which holds only the items to leave out)"
+                    );
+                    Err(Error::input(line, what, item))
+                }
             }
-            if !items.insert(item, count) {
-                return Err(Error::input(line, "item listed twice", item));
-            }
-            Ok(())
         })?;
         Ok(Weights {
             rule,
