@@ -54,9 +54,10 @@ found in more than a fraction F of the documents, the capacity needs to be well 
 A regular file of unweighted items (standard input redirected from a file included) of more \
 than 16 MB is cut into up to --threads parts at line ends, each counted on its own thread into \
 a table of its own (so up to --threads times the memory), and the tables are added up as by \
---merge, their partitions on as many threads. Exact tables are the same whatever the parts; \
-beyond the capacity, the summary, with its guarantees, depends on the parts. The table of the \
-documents counted, from a file or a pipe, is sorted on up to --threads threads.
+--merge, their partitions on up to as many threads (64 at most). Exact tables are the same \
+whatever the parts; beyond the capacity, the summary, with its guarantees, depends on the \
+parts. The table of the documents counted, from a file or a pipe, is sorted on up to --threads \
+threads once it holds 131,072 number items or more (a thread per 65,536).
 
 --merge adds the tables of shards: the document counts add up and so do the counts of each \
 item. The result of merging exact tables equals the table of the concatenated input, line for \
@@ -83,8 +84,8 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
-    /// Count a large file (not a pipe) in N parts at once, one table each, and sort the table
-    /// on N threads [default: all cores]
+    /// Count a large file (not a pipe) in up to N parts at once, one table each; sort a large
+    /// table on up to N threads [default: all cores]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 

@@ -188,8 +188,7 @@ impl DocumentCounts {
     /// undercount. The items are sorted on up to `threads` threads.
     pub fn finish(mut self, threads: usize) -> (SortedItems, u64) {
         self.flush();
-        let numbers = sorted_numbers(&self.tables, threads);
-        self.tables = Vec::new();
+        let numbers = sorted_numbers(std::mem::take(&mut self.tables), threads);
         let texts = self.texts.sorted();
         // The two lists merged: no text is a canonical decimal, so none equals a number.
         let mut all = SortedItems::with_capacity(numbers.len() + texts.len());
@@ -222,25 +221,35 @@ impl DocumentCounts {
 const PARALLEL_SORT_FROM: usize = 1 << 16;
 
 /// The number items of `tables` as [!count, key, key, value], sorted: by decreasing count, then
-/// by the decimal's bytes. The partitions are cut into up to `threads` runs of about equal
-/// size, each made and sorted on a thread of its own, and the sorted runs are then merged (by a
-/// sort that finds them as runs).
-fn sorted_numbers(tables: &[HashTable<Number>], threads: usize) -> Vec<[u64; 4]> {
+/// by the decimal's bytes. The partitions are dealt in equal numbers to up to `threads` threads
+/// (their sizes alike, as the keys spread evenly), each of which writes its partitions' rows,
+/// letting each table go once it is read, and sorts them; the sorted runs are then merged by a
+/// sort that finds them as runs (with a scratch of half the rows).
+fn sorted_numbers(tables: Vec<HashTable<Number>>, threads: usize) -> Vec<[u64; 4]> {
     let total: usize = tables.iter().map(HashTable::len).sum();
     let threads = threads.clamp(1, (total / PARALLEL_SORT_FROM).max(1));
     let mut numbers = vec![[0u64; 4]; total];
-    let per_thread = tables.len().div_ceil(threads);
+    let per_thread = tables.len().div_ceil(threads).max(1);
+    let mut tables = tables.into_iter();
     std::thread::scope(|scope| {
         let mut rest = &mut numbers[..];
-        for tables in tables.chunks(per_thread) {
-            let len = tables.iter().map(HashTable::len).sum();
+        loop {
+            let mine: Vec<HashTable<Number>> = tables.by_ref().take(per_thread).collect();
+            if mine.is_empty() {
+                break;
+            }
+            let len = mine.iter().map(HashTable::len).sum();
             let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
             rest = tail;
             scope.spawn(move || {
-                for (row, n) in run.iter_mut().zip(tables.iter().flat_map(HashTable::iter)) {
-                    let value = unmix(n.key);
-                    let (high, low) = digit_key(value);
-                    *row = [!n.count, high, low, value];
+                let mut rows = run.iter_mut();
+                for table in mine {
+                    // The table first: zip asks it first, so no row is taken for nothing.
+                    for (n, row) in table.into_iter().zip(rows.by_ref()) {
+                        let value = unmix(n.key);
+                        let (high, low) = digit_key(value);
+                        *row = [!n.count, high, low, value];
+                    }
                 }
                 run.sort_unstable();
             });
