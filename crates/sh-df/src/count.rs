@@ -237,6 +237,10 @@ fn item_of_weighted(item: &[u8], line: u64) -> Result<&[u8]> {
     if parse_weight(weight).is_none() {
         return Err(Error::input(line, WEIGHT_ERROR, item));
     }
+    if key.is_empty() {
+        // A table cannot list it (its readers refuse an empty item), nor sh-compute read it.
+        return Err(Error::input(line, "weighted item has an empty ITEM", item));
+    }
     Ok(key)
 }
 
