@@ -14,6 +14,8 @@
 //! - **Errors**: [`Error`] and [`Result`] — bad input with its line number (exit 1), I/O with
 //!   what was being done (exit 1), flags (exit 2).
 //! - **Progress** on a terminal: [`progress::Progress`].
+//! - **Per-line work on several threads**, the output in input order: [`in_order`] (sh-weight,
+//!   sh-fingerprint).
 
 #![deny(missing_docs)]
 
@@ -21,6 +23,7 @@ pub mod cli;
 pub mod closed_streams;
 mod error;
 pub mod fingerprint;
+pub mod in_order;
 mod io;
 pub mod json;
 pub mod number;

@@ -116,7 +116,7 @@ pub struct Args {
     pub threads: Option<u32>,
 
     /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
-    #[arg(long, value_name = "BYTES", default_value_t = crate::parallel::CHUNK_BYTES,
+    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
           value_parser = clap::value_parser!(u32).range(1..), hide = true)]
     pub chunk_bytes: u32,
 

@@ -3,11 +3,10 @@
 //!
 //! - `args.rs`: the flags (the stages' own), the help text and the examples.
 //! - `fingerprinter.rs`: one document through the stages' library functions.
-//! - `parallel.rs`: chunks of lines on several threads, written in input order.
+//! - chunks of lines on several threads, written in input order: `sh_core::in_order`.
 
 mod args;
 mod fingerprinter;
-mod parallel;
 
 use std::io::Write;
 
@@ -19,7 +18,7 @@ use sh_weight::{Rule, Weights};
 
 pub use args::{Args, EXAMPLES};
 pub use fingerprinter::{Fingerprinter, Recipe, Table};
-pub use parallel::{fingerprint_in_order, Spread, CHUNK_BYTES};
+pub use sh_core::in_order::{map_lines_in_order, Spread, CHUNK_BYTES};
 
 /// Runs the command: one fingerprint of `--bits` bits per input line.
 pub fn run(args: Args) -> Result<()> {
@@ -68,7 +67,7 @@ fn fingerprint<const WORDS: usize>(
         return fingerprint_here::<WORDS>(args, recipe, input, progress);
     }
     let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
-    fingerprint_in_order(
+    map_lines_in_order(
         input,
         || args.io.create_output(),
         progress,

@@ -9,8 +9,8 @@ use std::io::Write;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Mutex, PoisonError};
 
-use sh_core::progress::Progress;
-use sh_core::{Error, Output, RecordReader, Result};
+use crate::progress::Progress;
+use crate::{Error, Output, RecordReader, Result};
 
 /// Bytes of input per chunk, by default: a few milliseconds of work, so that handing a chunk
 /// over costs nothing by comparison, while the chunks in memory stay small.
@@ -23,6 +23,7 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// How the work is spread.
 #[derive(Debug, Clone, Copy)]
 pub struct Spread {
+    /// Threads doing the per-line work (besides the reader and the writer).
     pub threads: usize,
     /// A chunk ends after the line that brings it to this many bytes (line endings counted).
     pub chunk_bytes: usize,
@@ -95,7 +96,7 @@ impl Chunk {
 /// output that `open_output` creates, in input order. `new_worker` makes each thread's
 /// `document`. At the first error (bad input, reading, writing) the output lines of the lines
 /// before it are written and the error returned, as a run on one thread would do.
-pub fn fingerprint_in_order<D, N>(
+pub fn map_lines_in_order<D, N>(
     input: &mut RecordReader,
     open_output: impl FnOnce() -> Result<Output> + Send,
     progress: Progress,
@@ -225,14 +226,14 @@ fn write_in_order(
 mod tests {
     use super::*;
 
-    /// The output of `input` through `fingerprint_in_order` with a document function that
+    /// The output of `input` through `map_lines_in_order` with a document function that
     /// writes `LINE:TEXT` and fails on a line that says "bad".
     fn run(input: &[u8], threads: usize, chunk_bytes: usize) -> (Vec<u8>, Option<String>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out");
         let mut reader = RecordReader::new(input.to_vec().leak() as &[u8], "test".into());
         let spread = Spread { threads, chunk_bytes };
-        let result = fingerprint_in_order(
+        let result = map_lines_in_order(
             &mut reader,
             || Output::create(&path),
             Progress::new(true, "documents"),
