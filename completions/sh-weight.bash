@@ -23,7 +23,7 @@ _sh__weight() {
 
     case "${cmd}" in
         sh__weight)
-            opts="-i -o -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --weighted --capacity --quiet --help --version"
+            opts="-i -o -j -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --weighted --capacity --threads --chunk-bytes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +62,18 @@ _sh__weight() {
                     return 0
                     ;;
                 --capacity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -5,6 +5,8 @@ complete -c sh-weight -l max-df -d 'Leave out items found in more than this frac
 complete -c sh-weight -l df-floor -d 'Never leave out an item found in N documents or fewer, whatever --max-df says' -r
 complete -c sh-weight -l max-tf -d 'Keep at most N occurrences of an item in one document (0: every occurrence)' -r
 complete -c sh-weight -l capacity -d 'Hold at most N items of the table' -r
+complete -c sh-weight -s j -l threads -d 'Weigh on N threads, the output in input order [default: all cores]' -r
+complete -c sh-weight -l chunk-bytes -d 'Bytes of input per chunk of lines handed to a thread (for tests of the ordering)' -r
 complete -c sh-weight -l idf -d 'Weigh every item kept by ln(N / df): ITEM:WEIGHT'
 complete -c sh-weight -l weighted -d 'Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)'
 complete -c sh-weight -s q -l quiet -d 'Show no progress'

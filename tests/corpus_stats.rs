@@ -136,12 +136,14 @@ proptest! {
         }
     }
 
-    /// sh-weight writes one line per input line with its id, whatever the rule; with --max-df
+    /// sh-weight writes one line per input line with its id, whatever the rule (and the same on
+    /// threads as on one); with --max-df
     /// it keeps exactly the items at or below the fraction (all of them when none is left),
     /// with --max-tf the first occurrences of each item only, and with --idf every item it
     /// writes carries ln(N / df).
     #[test]
-    fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4) {
+    fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4,
+                                  chunk_bytes in 1u32..200) {
         let dir = tempfile::tempdir().unwrap();
         let table = dir.path().join("df");
         run("sh-df", &["-o", path_str(&table)], docs.clone()).success();
@@ -168,10 +170,16 @@ proptest! {
             (vec!["--max-tf", &tf_text], 0.02, 50.0, max_tf),
         ];
         for (args, max_df, floor, limit) in rules {
-            let mut full = vec!["--df", path_str(&table)];
+            let mut full = vec!["--df", path_str(&table), "-j", "1"];
             full.extend(args.iter().copied());
             let got = run("sh-weight", &full, docs.clone());
             let out = got.success();
+            // On threads, in chunks of a few lines: the same output.
+            let chunk_text = chunk_bytes.to_string();
+            let mut threaded = vec!["--df", path_str(&table), "-j", "3", "--chunk-bytes", &chunk_text];
+            threaded.extend(args.iter().copied());
+            let on_threads = run("sh-weight", &threaded, docs.clone());
+            prop_assert_eq!(on_threads.success(), out, "{:?}", threaded);
             if docs.is_empty() {
                 prop_assert_eq!(out, "");
             }

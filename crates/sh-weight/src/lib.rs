@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
+use sh_core::in_order::{map_lines_in_order, Spread};
 use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
-use sh_core::{Error, Result};
+use sh_core::{Error, RecordReader, Result};
 
 pub use items::Repeats;
 pub use weights::{Rule, Weights};
@@ -64,7 +65,11 @@ occurrences each): a page made only of common text (navigation alone, an empty t
 gets the fingerprint of that text, so such pages match each other instead of vanishing.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
-is an error); with --max-df alone only the items to leave out.";
+is an error); with --max-df alone only the items to leave out.
+
+-j N weighs on N threads (default: all cores), sharing the table: the input is read in chunks \
+of lines, each chunk weighed by one thread, and the chunks written in input order, with at most \
+four chunks per thread in memory at once. The output does not depend on N.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -105,6 +110,16 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = sh_df::DEFAULT_CAPACITY,
           value_parser = sh_df::parse_capacity)]
     pub capacity: usize,
+
+    /// Weigh on N threads, the output in input order [default: all cores]
+    #[arg(short = 'j', long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
+    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
+    pub chunk_bytes: u32,
 
     /// Show no progress
     #[arg(short, long)]
@@ -149,20 +164,69 @@ pub fn run(args: Args) -> Result<()> {
         // are an error.
         return Err(Error::input(1, "the table counts no documents", b"").in_file(&args.df));
     }
+    let progress = Progress::new(args.quiet, "documents weighted");
+    let threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    if threads == 1 {
+        return weigh_here(&args, &weights, &mut input, progress);
+    }
+    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
+    map_lines_in_order(
+        &mut input,
+        || args.io.create_output(),
+        progress,
+        spread,
+        || {
+            let mut weigh = Weigh::new(&weights, args.weighted);
+            move |line: u64, record: &[u8], out: &mut Vec<u8>| weigh.line(line, record, out)
+        },
+    )
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// One thread does it all, reading, weighing and writing.
+fn weigh_here(
+    args: &Args,
+    weights: &Weights,
+    input: &mut RecordReader,
+    mut progress: Progress,
+) -> Result<()> {
     let mut out = args.io.create_output()?;
-    let mut progress = Progress::new(args.quiet, "documents weighted");
+    let mut weigh = Weigh::new(weights, args.weighted);
     let mut line_out = Vec::new();
-    let mut repeats = Repeats::default();
     while let Some((line, record)) = input.next_numbered()? {
-        let (id, payload) = split_nonempty_id(line, record)?;
         line_out.clear();
-        weights.apply(payload, args.weighted, line, &mut line_out, &mut repeats)?;
-        write_id(&mut out, id)
-            .and_then(|()| out.write_all(&line_out))
-            .and_then(|()| out.write_all(b"\n"))
-            .map_err(|e| Error::io("error writing output", e))?;
+        weigh.line(line, record, &mut line_out)?;
+        out.write_all(&line_out).map_err(|e| Error::io("error writing output", e))?;
         progress.tick();
     }
     progress.finish();
     out.finish()
+}
+
+/// What a thread needs to weigh lines: the table, and its own scratch.
+struct Weigh<'a> {
+    weights: &'a Weights,
+    weighted: bool,
+    repeats: Repeats,
+    items: Vec<u8>,
+}
+
+impl<'a> Weigh<'a> {
+    fn new(weights: &'a Weights, weighted: bool) -> Weigh<'a> {
+        Weigh { weights, weighted, repeats: Repeats::default(), items: Vec::new() }
+    }
+
+    /// Appends the output line of input line `record` (number `line`) to `out`.
+    fn line(&mut self, line: u64, record: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let (id, payload) = split_nonempty_id(line, record)?;
+        self.items.clear();
+        self.weights.apply(payload, self.weighted, line, &mut self.items, &mut self.repeats)?;
+        write_id(out, id).map_err(|e| Error::io("error writing output", e))?;
+        out.extend_from_slice(&self.items);
+        out.push(b'\n');
+        Ok(())
+    }
 }
