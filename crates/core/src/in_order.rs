@@ -95,7 +95,8 @@ impl Chunk {
 /// its output line) on one of `spread.threads` threads, and writes the output lines to the
 /// output that `open_output` creates, in input order. `new_worker` makes each thread's
 /// `document`. At the first error (bad input, reading, writing) the output lines of the lines
-/// before it are written and the error returned, as a run on one thread would do.
+/// before it are written and the error returned, as a run on one thread would do. With one
+/// thread, the calling thread does it all.
 pub fn map_lines_in_order<D, N>(
     input: &mut RecordReader,
     open_output: impl FnOnce() -> Result<Output> + Send,
@@ -107,7 +108,10 @@ where
     N: Fn() -> D + Sync,
     D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
 {
-    let threads = spread.threads.max(1);
+    if spread.threads <= 1 {
+        return map_lines_here(input, open_output, progress, new_worker());
+    }
+    let threads = spread.threads;
     let (free, free_chunks) = channel();
     for _ in 0..threads * CHUNKS_PER_THREAD {
         let _ = free.send(Chunk::default());
@@ -133,6 +137,38 @@ where
         }
         written
     })
+}
+
+/// One thread does it all, reading, the per-line work and writing: the output and errors of
+/// [`map_lines_in_order`], without chunks or threads.
+fn map_lines_here<D>(
+    input: &mut RecordReader,
+    open_output: impl FnOnce() -> Result<Output>,
+    mut progress: Progress,
+    mut document: D,
+) -> Result<()>
+where
+    D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
+{
+    let written = (|| {
+        let mut output = open_output()?;
+        let mut line_out = Vec::new();
+        while let Some((line, record)) = input.next_numbered()? {
+            line_out.clear();
+            document(line, record, &mut line_out)?;
+            output.write_all(&line_out).map_err(Error::writing)?;
+            progress.tick();
+        }
+        Ok(output)
+    })();
+    // The bar goes away before an error message is printed.
+    progress.finish();
+    written?.finish()
+}
+
+/// The number of threads to use when none is asked for: all cores.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Fills the chunks that come back free with lines and sends them to the threads, until the

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
+use sh_core::in_order::all_cores;
 use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};
@@ -97,10 +98,6 @@ pub struct Args {
 /// An error writing the output (the table).
 fn write_error(source: std::io::Error) -> Error {
     Error::io("error writing output", source)
-}
-
-fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Reads a --capacity: a whole number of items from 1 to 2^32-1.

@@ -8,8 +8,6 @@
 mod args;
 mod fingerprinter;
 
-use std::io::Write;
-
 use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
 use sh_core::{Error, RecordReader, Result};
@@ -18,6 +16,7 @@ use sh_weight::{Rule, Weights};
 
 pub use args::{Args, EXAMPLES};
 pub use fingerprinter::{Fingerprinter, Recipe, Table};
+use sh_core::in_order::all_cores;
 pub use sh_core::in_order::{map_lines_in_order, Spread, CHUNK_BYTES};
 
 /// Runs the command: one fingerprint of `--bits` bits per input line.
@@ -63,9 +62,6 @@ fn fingerprint<const WORDS: usize>(
 ) -> Result<()> {
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
     let progress = Progress::new(args.quiet, "documents");
-    if threads == 1 {
-        return fingerprint_here::<WORDS>(args, recipe, input, progress);
-    }
     let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
     map_lines_in_order(
         input,
@@ -79,32 +75,4 @@ fn fingerprint<const WORDS: usize>(
             }
         },
     )
-}
-
-/// One thread does it all, reading, fingerprinting and writing.
-fn fingerprint_here<const WORDS: usize>(
-    args: &Args,
-    recipe: &Recipe,
-    input: &mut RecordReader,
-    mut progress: Progress,
-) -> Result<()> {
-    let mut fingerprinter = Fingerprinter::<WORDS>::new(recipe);
-    let written = (|| {
-        let mut output = args.io.create_output()?;
-        let mut line_out = Vec::new();
-        while let Some((line, record)) = input.next_numbered()? {
-            line_out.clear();
-            fingerprinter.document(line, record, &mut line_out)?;
-            output.write_all(&line_out).map_err(Error::writing)?;
-            progress.tick();
-        }
-        Ok(output)
-    })();
-    // The bar goes away before an error message is printed.
-    progress.finish();
-    written?.finish()
-}
-
-fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

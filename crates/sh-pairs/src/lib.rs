@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
         let widest = WideRule::new(Width::Bits256.words(), k, args.word_k);
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
-    let threads = args.threads.map_or_else(default_threads, |t| t as usize);
+    let threads = args.threads.map_or_else(sh_core::in_order::all_cores, |t| t as usize);
     let mut progress = Progress::new(args.quiet, "records read");
     let mut input = args.io.open_input()?;
     let query = read_records_on(&mut input, &mut progress, Earlier::default(), threads)?;
@@ -204,8 +204,4 @@ pub fn write_pairs<W: Write>(
         emit_pairs(&index, &neighbours, selection, &mut writer).map_err(Error::writing)?;
     summary.write_time = phase.elapsed();
     Ok(summary)
-}
-
-fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

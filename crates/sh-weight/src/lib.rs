@@ -3,15 +3,14 @@
 mod items;
 mod weights;
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::in_order::{map_lines_in_order, Spread};
+use sh_core::in_order::{all_cores, map_lines_in_order, Spread};
 use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
-use sh_core::{Error, RecordReader, Result};
+use sh_core::{Error, Result};
 
 pub use items::Repeats;
 pub use weights::{Rule, Weights};
@@ -166,9 +165,6 @@ pub fn run(args: Args) -> Result<()> {
     }
     let progress = Progress::new(args.quiet, "documents weighted");
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
-    if threads == 1 {
-        return weigh_here(&args, &weights, &mut input, progress);
-    }
     let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
     map_lines_in_order(
         &mut input,
@@ -180,30 +176,6 @@ pub fn run(args: Args) -> Result<()> {
             move |line: u64, record: &[u8], out: &mut Vec<u8>| weigh.line(line, record, out)
         },
     )
-}
-
-fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// One thread does it all, reading, weighing and writing.
-fn weigh_here(
-    args: &Args,
-    weights: &Weights,
-    input: &mut RecordReader,
-    mut progress: Progress,
-) -> Result<()> {
-    let mut out = args.io.create_output()?;
-    let mut weigh = Weigh::new(weights, args.weighted);
-    let mut line_out = Vec::new();
-    while let Some((line, record)) = input.next_numbered()? {
-        line_out.clear();
-        weigh.line(line, record, &mut line_out)?;
-        out.write_all(&line_out).map_err(|e| Error::io("error writing output", e))?;
-        progress.tick();
-    }
-    progress.finish();
-    out.finish()
 }
 
 /// What a thread needs to weigh lines: the table, and its own scratch.
