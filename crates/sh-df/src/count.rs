@@ -87,14 +87,21 @@ pub(crate) fn count_parts(
                     let mut reader = RecordReader::new(source, "standard input".into());
                     // Progress is shown by the first part, which starts at the beginning.
                     let progress = Progress::new(how.quiet || mine.is_none(), "documents counted");
+                    // Each part counts what it has buffered on its own thread, so that
+                    // adding the tables up finds nothing left to count.
                     match mine {
                         Some(counts) => {
-                            count_records(&mut reader, counts, false, progress).map(|n| (n, None))
+                            count_records(&mut reader, counts, false, progress).map(|n| {
+                                counts.flush();
+                                (n, None)
+                            })
                         }
                         None => {
                             let mut own = DocumentCounts::new(how.capacity);
-                            count_records(&mut reader, &mut own, false, progress)
-                                .map(|n| (n, Some(own)))
+                            count_records(&mut reader, &mut own, false, progress).map(|n| {
+                                own.flush();
+                                (n, Some(own))
+                            })
                         }
                     }
                 })
