@@ -2,7 +2,8 @@
 //! closed standard streams, input that cannot be read, output that cannot be created, runs that
 //! fail midway with an existing `--output` file, outputs that are devices, pipes or links, and a
 //! repository that must stand alone; runs ended by signals (`signals.rs`) and memory that must
-//! stay bounded (`memory.rs`) have files of their own.
+//! stay bounded (`memory.rs`) and a system that refuses threads (`threads.rs`) have files of
+//! their own.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -15,6 +16,7 @@ use crate::util::{binary, run, STREAMING_COMMANDS as ALL};
 mod index;
 mod memory;
 mod signals;
+mod threads;
 
 /// A valid input line for each command, and the first line of output it gives.
 fn sample(name: &str) -> (&'static str, &'static str) {

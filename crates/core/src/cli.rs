@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::io::{Output, RecordReader};
@@ -30,10 +31,19 @@ impl IoArgs {
     }
 }
 
+/// The running command's name, once [`run_main`] has started it.
+static NAME: OnceLock<String> = OnceLock::new();
+
+/// The name that a message of the running command starts with (`sh-tools` outside a command).
+pub(crate) fn command_name() -> &'static str {
+    NAME.get().map_or("sh-tools", String::as_str)
+}
+
 /// Parses the flags, runs the command and exits: 0 on success or when the reader of the output
 /// went away, otherwise `NAME: error: …` on stderr and the error's exit status (1, or 2 for
 /// usage and flag errors).
 pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
+    let _ = NAME.set(name.to_string());
     let args = match A::try_parse() {
         Ok(args) => args,
         Err(e) if e.use_stderr() && asks_for_help().is_some() => {

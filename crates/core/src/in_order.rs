@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Mutex, PoisonError};
+use std::thread::ScopedJoinHandle;
 
 use crate::progress::Progress;
+use crate::threads::spawn_with;
 use crate::{Error, Output, RecordReader, Result};
 
 /// Bytes of input per chunk, by default: a few milliseconds of work, so that handing a chunk
@@ -96,7 +98,8 @@ impl Chunk {
 /// output that `open_output` creates, in input order. `new_worker` makes each thread's
 /// `document`. At the first error (bad input, reading, writing) the output lines of the lines
 /// before it are written and the error returned, as a run on one thread would do. With one
-/// thread, the calling thread does it all.
+/// thread, or when the system starts none, the calling thread does it all; when it starts
+/// fewer than asked, the work is spread over those.
 pub fn map_lines_in_order<D, N>(
     input: &mut RecordReader,
     open_output: impl FnOnce() -> Result<Output> + Send,
@@ -120,23 +123,47 @@ where
     let chunks_to_do = Mutex::new(chunks_to_do);
     let (done, done_chunks) = channel::<Chunk>();
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let (chunks_to_do, done, new_worker) = (&chunks_to_do, done.clone(), &new_worker);
-                scope.spawn(move || work(chunks_to_do, &done, new_worker()))
-            })
-            .collect();
+        // As many threads as the system starts, down to none (the calling thread then does it
+        // all, as with one).
+        let mut workers = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            let (chunks_to_do, done, new_worker) = (&chunks_to_do, done.clone(), &new_worker);
+            match spawn_with(scope, done, move |done| work(chunks_to_do, &done, new_worker())) {
+                Ok(worker) => workers.push(worker),
+                Err(_) => break,
+            }
+        }
         drop(done);
-        let writer = scope.spawn(move || write_in_order(done_chunks, free, open_output, progress));
+        let writer = if workers.is_empty() {
+            Err((open_output, progress))
+        } else {
+            let writing = (done_chunks, free, open_output, progress);
+            spawn_with(scope, writing, |(done_chunks, free, open_output, progress)| {
+                write_in_order(done_chunks, free, open_output, progress)
+            })
+            .map_err(|(_, _, open_output, progress)| (open_output, progress))
+        };
+        let writer = match writer {
+            Ok(writer) => writer,
+            Err((open_output, progress)) => {
+                drop(to_do); // the threads started end, finding no work
+                join(workers);
+                return map_lines_here(input, open_output, progress, new_worker());
+            }
+        };
         read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1));
         let written = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        // Joined, not only finished: a thread is gone, its thread-local storage freed, when the
-        // call returns (a leak checker looks right after, in the fuzz target).
-        for worker in workers {
-            worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
+        join(workers);
         written
     })
+}
+
+/// Joins the threads: not only finished, gone, their thread-local storage freed, when the call
+/// returns (a leak checker looks right after, in the fuzz target).
+fn join(workers: Vec<ScopedJoinHandle<'_, ()>>) {
+    for worker in workers {
+        worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    }
 }
 
 /// One thread does it all, reading, the per-line work and writing: the output and errors of

@@ -16,6 +16,8 @@
 //! - **Progress** on a terminal: [`progress::Progress`].
 //! - **Per-line work on several threads**, the output in input order: [`in_order`] (sh-weight,
 //!   sh-fingerprint).
+//! - **Starting threads** that the system may refuse, the work then done on fewer:
+//!   [`threads`].
 
 #![deny(missing_docs)]
 
@@ -32,6 +34,7 @@ mod pending;
 pub mod progress;
 pub mod record;
 pub mod records;
+pub mod threads;
 
 pub use error::{Error, Result};
 pub use io::{block_lines, is_std_stream, Output, RecordReader, LINE_PIECE};

@@ -15,6 +15,7 @@ use sh_core::{is_std_stream, Error, RecordReader, Result};
 
 use crate::document::Document;
 use crate::partitions::DocumentCounts;
+use sh_core::threads::spawn_or_run;
 
 /// A file smaller than this per thread is read by one thread: starting threads and merging
 /// tables would cost more than they save.
@@ -83,7 +84,7 @@ pub(crate) fn count_parts(
             .map(|range| {
                 let source = PartReader { file: Arc::clone(&file), at: range[0], end: range[1] };
                 let mine = first.take();
-                scope.spawn(move || {
+                spawn_or_run(scope, move || {
                     let mut reader = RecordReader::new(source, "standard input".into());
                     // Progress is shown by the first part, which starts at the beginning.
                     let progress = Progress::new(how.quiet || mine.is_none(), "documents counted");
@@ -107,7 +108,7 @@ pub(crate) fn count_parts(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a counting thread panicked")).collect()
+        handles.into_iter().map(|h| h.join()).collect()
     });
     let mut outcomes = Vec::with_capacity(results.len());
     for (result, &start) in results.into_iter().zip(&cuts) {

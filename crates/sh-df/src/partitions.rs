@@ -22,6 +22,7 @@ use sh_core::number::push_u64;
 use crate::counts::{ItemCounts, SortedItems};
 use crate::cut::nth_largest;
 use crate::mix::{digit_key, unmix};
+use sh_core::threads::spawn_or_run;
 
 /// The number of partitions: 64, so that the default capacity of a million items (and the
 /// budget beside it) makes tables of about 25,000 items, 400 KB, each.
@@ -170,7 +171,7 @@ impl DocumentCounts {
         std::thread::scope(|scope| {
             let mine = self.tables.chunks_mut(chunk);
             for (tables, theirs) in mine.zip(other.tables.chunks_mut(chunk)) {
-                scope.spawn(move || {
+                spawn_or_run(scope, move || {
                     for (table, theirs) in tables.iter_mut().zip(theirs) {
                         for n in std::mem::take(theirs) {
                             add(table, n.key, n.count);
@@ -241,7 +242,7 @@ fn sorted_numbers(tables: Vec<HashTable<Number>>, threads: usize) -> Vec<[u64; 4
             let len = mine.iter().map(HashTable::len).sum();
             let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
             rest = tail;
-            scope.spawn(move || {
+            spawn_or_run(scope, move || {
                 let mut rows = run.iter_mut();
                 for table in mine {
                     // The table first: zip asks it first, so no row is taken for nothing.

@@ -10,6 +10,7 @@ use crate::format::{
     TRAILER_MAGIC, VERSION,
 };
 use crate::layout::{Layout, TableSpec};
+use sh_core::threads::spawn_or_run;
 
 /// The names of a batch of records, in record order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,7 +124,7 @@ pub fn write_segment_laid_out(
     // Tables 1.. are sorted on a second thread while table 0 is written.
     let others = &header.tables[1..];
     let sorted_others = std::thread::scope(|scope| {
-        let sorting = scope.spawn(|| {
+        let sorting = spawn_or_run(scope, || {
             others
                 .iter()
                 .map(|table| {
@@ -136,7 +137,7 @@ pub fn write_segment_laid_out(
         });
         let firsts: Vec<u64> = order.iter().map(|&(f, _)| f).collect();
         let written = write_table(&mut out, header.tables[0].spec, &firsts).map_err(failed);
-        let sorted = sorting.join().expect("the sorting thread panicked");
+        let sorted = sorting.join();
         written.map(|()| sorted)
     })?;
     for (table, values) in others.iter().zip(sorted_others) {

@@ -17,6 +17,7 @@ use sh_core::{Error, Output, RecordReader, Result};
 
 use crate::index::Index;
 use crate::segment::{Name, Scratch};
+use sh_core::threads::spawn_or_run;
 
 /// At most this many queries are answered together.
 const CHUNK: usize = 1 << 14;
@@ -158,9 +159,11 @@ fn answer(index: &Index, chunk: &Chunk, options: &Options, workers: &mut [Worker
         let mut handles = Vec::new();
         for (w, worker) in workers.iter_mut().enumerate().take(used) {
             let range = (w * per).min(n)..((w + 1) * per).min(n);
-            handles.push(scope.spawn(move || answer_part(index, chunk, range, options, worker)));
+            handles.push(spawn_or_run(scope, move || {
+                answer_part(index, chunk, range, options, worker)
+            }));
         }
-        handles.into_iter().try_for_each(|h| h.join().expect("a query thread panicked"))
+        handles.into_iter().try_for_each(|h| h.join())
     })
 }
 

@@ -12,6 +12,7 @@ mod buckets;
 
 pub(crate) use buckets::bucket_runs;
 use buckets::{bucket_bits, sort_buckets, top_bits, Buckets, PARALLEL_FROM};
+use sh_core::threads::spawn_or_run;
 
 /// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
 /// to 4,294,967,295 records per run.
@@ -140,12 +141,12 @@ impl Index {
                     bounds: &bucket_start[run.start..=run.end],
                 };
                 let fingerprints = &fingerprints;
-                workers.push(scope.spawn(move || {
+                workers.push(spawn_or_run(scope, move || {
                     buckets.fill(fingerprints, run_members, run_distinct);
                     sort_buckets(buckets, run_members, run_distinct, run_starts)
                 }));
             }
-            workers.into_iter().map(|w| w.join().expect("grouping thread")).collect()
+            workers.into_iter().map(|w| w.join()).collect()
         });
         drop(fingerprints);
         let mut groups = 0;

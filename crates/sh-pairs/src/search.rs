@@ -23,6 +23,7 @@ use crate::split::{
     run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
 };
 use crate::tables::{Blocks, Tables};
+use sh_core::threads::spawn_or_run;
 
 /// What a search does with each pair it finds.
 pub trait OnPair {
@@ -278,7 +279,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
                 .into_iter()
                 .zip(handlers.iter_mut())
                 .map(|(share, handler)| {
-                    scope.spawn(move || {
+                    spawn_or_run(scope, move || {
                         let mut search = Search::new(tables, handler);
                         for part in share {
                             search.run_part(part, first);
@@ -287,7 +288,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
                     })
                 })
                 .collect();
-            workers.into_iter().map(|w| w.join().expect("search thread")).sum::<u64>()
+            workers.into_iter().map(|w| w.join()).sum::<u64>()
         });
     }
     compared

@@ -5,6 +5,8 @@
 //! in a table of one byte per value (blocks of up to 16 bits) or with a hash table (wider
 //! blocks).
 
+use sh_core::threads::spawn_or_run;
+
 /// Sets up to this size are split by the [`Grouper`] (counting, marking or hashing) rather than
 /// sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
@@ -259,7 +261,7 @@ pub(crate) fn sort_by_block_on_threads(
         let counters: Vec<_> = set
             .chunks(chunk)
             .map(|part| {
-                scope.spawn(move || {
+                spawn_or_run(scope, move || {
                     let mut counts = vec![0usize; values];
                     for &fp in part {
                         counts[value(fp)] += 1;
@@ -268,7 +270,7 @@ pub(crate) fn sort_by_block_on_threads(
                 })
             })
             .collect();
-        counters.into_iter().map(|c| c.join().expect("counting thread")).collect()
+        counters.into_iter().map(|c| c.join()).collect()
     });
     let mut starts = vec![0usize; values + 1];
     for counts in &chunk_counts {
@@ -297,7 +299,7 @@ pub(crate) fn sort_by_block_on_threads(
     }
     std::thread::scope(|scope| {
         for (part, mut share) in set.chunks(chunk).zip(shares) {
-            scope.spawn(move || {
+            spawn_or_run(scope, move || {
                 for &fp in part {
                     // The counts made room for every fingerprint of the chunk.
                     if let Some(slot) = share[value(fp)].next() {
@@ -317,7 +319,7 @@ pub(crate) fn sort_by_block_on_threads(
             let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
             (to, from) = (to_rest, from_rest);
             let (run, starts) = (run.clone(), &starts);
-            scope.spawn(move || {
+            spawn_or_run(scope, move || {
                 if bits > PARTITION_BITS {
                     for v in run {
                         sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);

@@ -10,6 +10,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
 use crate::io::block_lines;
 use crate::progress::Progress;
+use crate::threads::spawn_with;
 use crate::{RecordReader, Result};
 
 /// Bytes per block: large enough that a block's start and end cost nothing next to its lines,
@@ -41,21 +42,29 @@ fn read_in_blocks(
     threads: usize,
     block_size: usize,
 ) -> Result<Records> {
-    let mut reading = Reading::new(earlier);
-    std::thread::scope(|scope| -> Result<()> {
+    std::thread::scope(|scope| -> Result<Records> {
+        // As many threads as the system starts; with none, this one reads it all.
         let mut workers: Vec<(SyncSender<Vec<u8>>, Receiver<Part>)> = Vec::new();
         for _ in 0..threads {
             let (to_worker, blocks) = sync_channel::<Vec<u8>>(IN_FLIGHT);
             let (to_reader, parts) = sync_channel::<Part>(IN_FLIGHT);
-            scope.spawn(move || {
+            let started = spawn_with(scope, (blocks, to_reader), |(blocks, to_reader)| {
                 for block in blocks {
                     if to_reader.send(Part::read(block)).is_err() {
                         break;
                     }
                 }
             });
+            if started.is_err() {
+                break;
+            }
             workers.push((to_worker, parts));
         }
+        if workers.is_empty() {
+            return read_records_after(input, progress, earlier);
+        }
+        let threads = workers.len();
+        let mut reading = Reading::new(earlier);
         // Blocks go to the threads in turn, and their parts come back in the same turn, so
         // in input order; each thread holds at most IN_FLIGHT of them.
         let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
@@ -71,7 +80,7 @@ fn read_in_blocks(
                 }
             }
             if appended == sent {
-                return Ok(());
+                return Ok(reading.finish());
             }
             let part = workers[appended % threads].1.recv();
             let part = part.expect("a reading thread answers every block it was sent");
@@ -80,8 +89,7 @@ fn read_in_blocks(
             reading.append(part.reading, part.failed, &part.block)?;
             spare.push(part.block);
         }
-    })?;
-    Ok(reading.finish())
+    })
 }
 
 /// One block and its records, read as if it were the whole input.
