@@ -37,8 +37,8 @@ impl<T> Task<'_, T> {
 }
 
 /// Runs `work` on a new thread of `scope`, or at once on this one when no thread can be
-/// started. For work that waits for nothing the caller does later (else running it here
-/// would wait forever): use [`spawn_with`] for that.
+/// started. Only for work that does not wait for something the caller does afterwards (run
+/// here, such work would wait forever); [`spawn_with`] serves that.
 pub fn spawn_or_run<'scope, T, F>(scope: &'scope Scope<'scope, '_>, work: F) -> Task<'scope, T>
 where
     F: FnOnce() -> T + Send + 'scope,

@@ -20,6 +20,7 @@ use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};
 pub use partitions::DocumentCounts;
+pub use sorted::CountedTable;
 pub use table::{read_table, read_table_from, write_table, Header};
 
 /// Items held by default: about 100 MB at the most for items of 20 bytes (64-bit hashes in
@@ -58,7 +59,8 @@ a table of its own (so up to --threads times the memory), and the tables are add
 --merge, their partitions on up to as many threads (64 at most). Exact tables are the same \
 whatever the parts; beyond the capacity, the summary, with its guarantees, depends on the \
 parts. The table of the documents counted, from a file or a pipe, is sorted on up to --threads \
-threads once it holds 131,072 number items or more (a thread per 65,536).
+threads once it holds 131,072 number items or more (a thread per 65,536), and its lines are \
+spelled out on as many when all its items are numbers.
 
 --merge adds the tables of shards: the document counts add up and so do the counts of each \
 item. The result of merging exact tables equals the table of the concatenated input, line for \
@@ -85,8 +87,8 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
-    /// Count a large file (not a pipe) in up to N parts at once, one table each; sort a large
-    /// table on up to N threads [default: all cores]
+    /// Count a large file (not a pipe) in up to N parts at once, one table each; sort and write
+    /// a large table on up to N threads [default: all cores]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
@@ -125,7 +127,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: Args) -> Result<()> {
-    let (documents, sorted, undercount) = if args.merge.is_empty() {
+    let header = if args.merge.is_empty() {
         let how = count::Counting {
             capacity: args.capacity,
             weighted: args.weighted,
@@ -134,17 +136,17 @@ pub fn run(args: Args) -> Result<()> {
         };
         let mut counts = DocumentCounts::new(args.capacity);
         let documents = count::count_input(&args.io.input, how, &mut counts)?;
-        let (sorted, undercount) = counts.finish(how.threads);
-        (documents, sorted, undercount)
+        let (table, undercount) = counts.finish(how.threads);
+        let header = Header { documents, undercount };
+        write_output(&args, |out| table.write(out, header, how.threads))?;
+        header
     } else {
         let mut counts = ItemCounts::new(args.capacity);
         let documents = merge_tables(&args.merge, &mut counts)?;
-        (documents, counts.sorted(), counts.undercount())
+        let header = Header { documents, undercount: counts.undercount() };
+        write_output(&args, |out| write_table(out, header, counts.sorted().iter()))?;
+        header
     };
-    let header = Header { documents, undercount };
-    let mut out = args.io.create_output()?;
-    write_table(&mut out, header, sorted.iter()).map_err(write_error)?;
-    out.finish()?;
     if header.undercount > 0 && !args.quiet {
         eprintln!(
             "sh-df: note: more than {} distinct items: counts may be up to {} documents low \
@@ -153,6 +155,16 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Creates the output, has `write` write the table into it, and puts it in place.
+fn write_output(
+    args: &Args,
+    write: impl FnOnce(&mut sh_core::Output) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut out = args.io.create_output()?;
+    write(&mut out).map_err(write_error)?;
+    out.finish()
 }
 
 /// Adds up the tables; returns the total of their document counts.

@@ -17,11 +17,11 @@
 //! held: memory is bounded by capacity + budget items, whatever the vocabulary.
 
 use hashbrown::hash_table::{Entry as Slot, HashTable};
-use sh_core::number::push_u64;
 
-use crate::counts::{ItemCounts, SortedItems};
+use crate::counts::ItemCounts;
 use crate::cut::nth_largest;
 use crate::mix::{digit_key, unmix};
+use crate::sorted::CountedTable;
 use sh_core::threads::spawn_or_run;
 
 /// The number of partitions: 64, so that the default capacity of a million items (and the
@@ -187,34 +187,10 @@ impl DocumentCounts {
 
     /// The table: every item with its count, by decreasing count, then by item bytes; and the
     /// undercount. The items are sorted on up to `threads` threads.
-    pub fn finish(mut self, threads: usize) -> (SortedItems, u64) {
+    pub fn finish(mut self, threads: usize) -> (CountedTable, u64) {
         self.flush();
         let numbers = sorted_numbers(std::mem::take(&mut self.tables), threads);
-        let texts = self.texts.sorted();
-        // The two lists merged: no text is a canonical decimal, so none equals a number.
-        let mut all = SortedItems::with_capacity(numbers.len() + texts.len());
-        let mut digits = Vec::with_capacity(20);
-        let mut next_text = 0;
-        for [count, _, _, value] in numbers {
-            let count = !count;
-            if next_text < texts.len() {
-                digits.clear();
-                push_u64(&mut digits, value);
-                while let Some((text, text_count)) = texts.get(next_text) {
-                    if text_count < count || (text_count == count && text > &digits[..]) {
-                        break;
-                    }
-                    all.push(text, text_count);
-                    next_text += 1;
-                }
-            }
-            all.push_number(value, count);
-        }
-        while let Some((text, count)) = texts.get(next_text) {
-            all.push(text, count);
-            next_text += 1;
-        }
-        (all, self.undercount)
+        (CountedTable { numbers, texts: self.texts.sorted() }, self.undercount)
     }
 }
 

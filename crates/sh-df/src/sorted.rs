@@ -1,6 +1,13 @@
-//! The items of a table in its order: by decreasing count, then by item bytes.
+//! The items of a table in its order: by decreasing count, then by item bytes; and the table of
+//! the documents counted, written in that order.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
 
 use sh_core::number::push_u64;
+use sh_core::threads::spawn_or_run;
+
+use crate::table::{write_header, Header};
 
 /// The items of an [`ItemCounts`] in the table's order.
 #[derive(Debug)]
@@ -11,25 +18,6 @@ pub struct SortedItems {
 }
 
 impl SortedItems {
-    /// An empty list with room for `items` items, to be [`pushed`](SortedItems::push) in order.
-    pub(crate) fn with_capacity(items: usize) -> SortedItems {
-        SortedItems { text: Vec::new(), items: Vec::with_capacity(items) }
-    }
-
-    /// Appends an item: after those pushed before it in the table's order.
-    pub(crate) fn push(&mut self, item: &[u8], count: u64) {
-        let start = self.text.len();
-        self.text.extend_from_slice(item);
-        self.items.push((start, self.text.len(), count));
-    }
-
-    /// Appends a number item, written in decimal.
-    pub(crate) fn push_number(&mut self, value: u64, count: u64) {
-        let start = self.text.len();
-        push_u64(&mut self.text, value);
-        self.items.push((start, self.text.len(), count));
-    }
-
     /// The item at `at` (in order) and its count.
     pub(crate) fn get(&self, at: usize) -> Option<(&[u8], u64)> {
         self.items.get(at).map(|&(start, end, count)| (&self.text[start..end], count))
@@ -48,5 +36,165 @@ impl SortedItems {
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+}
+
+/// The lines of this many number items, at least, are spelled by each thread (as in the sort).
+const PARALLEL_WRITE_FROM: usize = 1 << 16;
+
+/// The table of the documents counted, in its order: the number items as rows
+/// `[!count, digit key, digit key, value]` sorted (`partitions.rs`), and the text items (rare:
+/// an item that is no canonical decimal) sorted apart; the two are merged as they are read.
+/// The numbers are written out only then, so the table is never held as text.
+#[derive(Debug)]
+pub struct CountedTable {
+    pub(crate) numbers: Vec<[u64; 4]>,
+    pub(crate) texts: SortedItems,
+}
+
+/// An item of a [`CountedTable`], in the table's order.
+enum Item<'a> {
+    Number(u64, u64),
+    Text(&'a [u8], u64),
+}
+
+impl CountedTable {
+    /// How many items there are.
+    pub fn len(&self) -> usize {
+        self.numbers.len() + self.texts.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each item and its count, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (Cow<'_, [u8]>, u64)> {
+        self.items().map(|item| match item {
+            Item::Number(value, count) => {
+                let mut digits = Vec::with_capacity(20);
+                push_u64(&mut digits, value);
+                (Cow::Owned(digits), count)
+            }
+            Item::Text(text, count) => (Cow::Borrowed(text), count),
+        })
+    }
+
+    /// The two lists merged: by decreasing count, then by bytes (no text is a canonical
+    /// decimal, so none equals a number).
+    fn items(&self) -> impl Iterator<Item = Item<'_>> {
+        let mut numbers = self.numbers.iter().peekable();
+        let mut next_text = 0;
+        let mut digits = Vec::with_capacity(20);
+        std::iter::from_fn(move || {
+            let text = self.texts.get(next_text);
+            let Some(&&[count, _, _, value]) = numbers.peek() else {
+                next_text += 1;
+                return text.map(|(text, count)| Item::Text(text, count));
+            };
+            let count = !count;
+            if let Some((text, text_count)) = text {
+                digits.clear();
+                push_u64(&mut digits, value);
+                if text_count > count || (text_count == count && text < &digits[..]) {
+                    next_text += 1;
+                    return Some(Item::Text(text, text_count));
+                }
+            }
+            numbers.next();
+            Some(Item::Number(value, count))
+        })
+    }
+
+    /// Writes the table with `header` to `out`. Without text items, the lines of a large table
+    /// are spelled on up to `threads` threads, a run of them each, and written in order.
+    pub fn write(&self, out: &mut impl Write, header: Header, threads: usize) -> io::Result<()> {
+        write_header(out, header)?;
+        let threads = threads.clamp(1, (self.numbers.len() / PARALLEL_WRITE_FROM).max(1));
+        if !self.texts.is_empty() || threads == 1 {
+            let mut line = Vec::with_capacity(64);
+            for item in self.items() {
+                line.clear();
+                match item {
+                    Item::Number(value, count) => push_line(&mut line, value, count),
+                    Item::Text(text, count) => {
+                        line.extend_from_slice(text);
+                        line.push(b'\t');
+                        push_u64(&mut line, count);
+                        line.push(b'\n');
+                    }
+                }
+                out.write_all(&line)?;
+            }
+            return Ok(());
+        }
+        let run = self.numbers.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = self
+                .numbers
+                .chunks(run)
+                .map(|rows| {
+                    spawn_or_run(scope, move || {
+                        let mut text = Vec::with_capacity(rows.len() * 24);
+                        for &[count, _, _, value] in rows {
+                            push_line(&mut text, value, !count);
+                        }
+                        text
+                    })
+                })
+                .collect();
+            runs.into_iter().try_for_each(|run| out.write_all(&run.join()))
+        })
+    }
+}
+
+/// `VALUE<TAB>COUNT<LF>`.
+#[inline]
+fn push_line(line: &mut Vec<u8>, value: u64, count: u64) {
+    push_u64(line, value);
+    line.push(b'\t');
+    push_u64(line, count);
+    line.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mix::mix;
+    use crate::partitions::DocumentCounts;
+
+    /// The lines written, on any number of threads, are the items listed in order, numbers
+    /// alone (written on threads) or with texts among them (written in one pass).
+    #[test]
+    fn written_as_listed_whatever_the_threads() {
+        for texts in [false, true] {
+            let mut counts = DocumentCounts::new(1 << 20);
+            for n in 0..5 * PARALLEL_WRITE_FROM as u64 {
+                // Counts of 1 to 5, values from 0 to beyond 2^63.
+                let value =
+                    (n % (2 * PARALLEL_WRITE_FROM as u64)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                counts.push_number(mix(value >> (n % 3)));
+            }
+            if texts {
+                for text in [&b"x"[..], b"00", b"1x", b"x", b"99999999999999999999999"] {
+                    counts.push_text(text);
+                }
+            }
+            let (table, undercount) = counts.finish(2);
+            assert_eq!(undercount, 0);
+            assert!(table.numbers.len() > 2 * PARALLEL_WRITE_FROM);
+            let header = Header { documents: 5, undercount: 0 };
+            let mut listed = b"#documents\t5\n".to_vec();
+            for (item, count) in table.iter() {
+                listed.extend_from_slice(&item);
+                listed.extend_from_slice(format!("\t{count}\n").as_bytes());
+            }
+            for threads in [1, 2, 3, 8] {
+                let mut written = Vec::new();
+                table.write(&mut written, header, threads).unwrap();
+                assert!(written == listed, "texts {texts}, {threads} threads");
+            }
+        }
     }
 }

@@ -26,14 +26,7 @@ pub fn write_table<'a, W: Write>(
     header: Header,
     items: impl IntoIterator<Item = (&'a [u8], u64)>,
 ) -> std::io::Result<()> {
-    out.write_all(HEADER)?;
-    out.write_all(b"\t")?;
-    write_u64(out, header.documents)?;
-    if header.undercount > 0 {
-        out.write_all(b"\t")?;
-        write_u64(out, header.undercount)?;
-    }
-    out.write_all(b"\n")?;
+    write_header(out, header)?;
     for (item, count) in items {
         out.write_all(item)?;
         out.write_all(b"\t")?;
@@ -41,6 +34,18 @@ pub fn write_table<'a, W: Write>(
         out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// Writes the first line of a table.
+pub(crate) fn write_header(out: &mut impl Write, header: Header) -> std::io::Result<()> {
+    out.write_all(HEADER)?;
+    out.write_all(b"\t")?;
+    write_u64(out, header.documents)?;
+    if header.undercount > 0 {
+        out.write_all(b"\t")?;
+        write_u64(out, header.undercount)?;
+    }
+    out.write_all(b"\n")
 }
 
 /// Reads the table in `path`, handing each item and its count (with the header and the line
