@@ -127,7 +127,7 @@ fn exit_status_section() -> Roff {
     roff.control("SH", ["EXIT STATUS"]);
     for (code, meaning) in [
         ("0", "Success. Also when the reader of the output goes away (a closed pipe, as in `| head`): the command then ends quietly."),
-        ("1", "Bad input or an I/O error. The message on standard error reads `NAME: error: line N: what is wrong: 'the offending text'` for bad input. With --output, the output file is left as it was."),
+        ("1", "Bad input, an I/O error, or memory the system refused. The message on standard error reads `NAME: error: line N: what is wrong: 'the offending text'` for bad input. With --output, the output file is left as it was."),
         ("2", "Bad flags (usage error)."),
     ] {
         roff.control("TP", []).text([bold(code)]).text([roman(meaning)]);

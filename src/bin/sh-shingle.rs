@@ -1,3 +1,6 @@
+#[global_allocator]
+static ALLOCATOR: sh_core::memory::Allocator = sh_core::memory::Allocator;
+
 fn main() {
     sh_core::cli::run_main("sh-shingle", sh_shingle::run)
 }

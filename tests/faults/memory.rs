@@ -96,3 +96,55 @@ fn one_long_line_takes_a_small_multiple_of_its_length_in_every_per_document_stag
         assert!(peak < bound, "{name}: peak memory {} MB for a {} MB line", peak >> 20, LINE >> 20);
     }
 }
+
+/// Memory the system refuses (here `ulimit -v`, against a line longer than the limit) ends the
+/// command with an error that names it, exit status 1, the `-o` file as it was and no temporary
+/// file beside it; not with Rust's abort, which leaves the temporary file.
+#[test]
+fn memory_refused_is_an_error_that_leaves_the_output_as_it_was() {
+    let line = "ab ".repeat((100 << 20) / 3) + "\n";
+    let table_dir = tempfile::tempdir().unwrap();
+    let table = table_dir.path().join("df");
+    fs::write(&table, "#documents\t1\nab\t1\n").unwrap();
+    let table = table.to_str().unwrap();
+    let commands: [(&str, &[&str]); 9] = [
+        ("sh-tokenize", &[]),
+        ("sh-shingle", &[]),
+        ("sh-hash", &[]),
+        ("sh-compute", &[]),
+        ("sh-fingerprint", &[]),
+        ("sh-weight", &["--df", table]),
+        ("sh-df", &[]),
+        ("sh-pairs", &[]),
+        ("sh-cluster", &[]),
+    ];
+    for (name, args) in commands {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        fs::write(&out, "before\n").unwrap();
+        let out_arg = out.to_str().unwrap();
+        let args: Vec<&str> = args.iter().copied().chain(["-o", out_arg]).collect();
+        crate::util::remember_command(name, &args);
+        // 100 MB of address space: the command starts, and its line buffer, doubling, cannot
+        // reach the line's 100 MB.
+        let mut child = Command::new("sh")
+            .args(["-c", "ulimit -v 100000 && exec \"$0\" \"$@\""])
+            .arg(binary(name))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let feeder = feed(&mut child, line.clone().into_bytes());
+        let output = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        let expected = format!("{name}: error: out of memory: the system refused ");
+        assert!(stderr.starts_with(&expected), "{name}: {stderr}");
+        assert_eq!(fs::read_to_string(&out).unwrap(), "before\n", "{name}: the output as it was");
+        let files: Vec<_> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(files, ["out"], "{name}: nothing beside the output");
+    }
+}

@@ -17,7 +17,7 @@
 //! - **Per-line work on several threads**, the output in input order: [`in_order`] (sh-weight,
 //!   sh-fingerprint).
 //! - **Starting threads** that the system may refuse, the work then done on fewer:
-//!   [`threads`].
+//!   [`threads`]; **memory** it refuses, an error like any other: [`memory`].
 
 #![deny(missing_docs)]
 
@@ -28,6 +28,7 @@ pub mod fingerprint;
 pub mod in_order;
 mod io;
 pub mod json;
+pub mod memory;
 pub mod number;
 pub mod pairs;
 mod pending;

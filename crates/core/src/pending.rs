@@ -19,6 +19,30 @@ pub(crate) fn pending_files() -> MutexGuard<'static, Vec<PathBuf>> {
     PENDING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Removes the temporary files of the outputs not yet in place, for a run that ends at once
+/// (memory refused). The list is held by another thread for a moment at most, but it may be
+/// held by this one (memory refused while adding to it): after 200 ms of waiting, better a
+/// stray temporary file than a run that never ends.
+pub(crate) fn remove_unfinished_outputs() {
+    for _ in 0..200 {
+        match PENDING.try_lock() {
+            Ok(files) => return remove_all(&files),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                return remove_all(&poisoned.into_inner())
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+        }
+    }
+}
+
+fn remove_all(files: &[PathBuf]) {
+    for path in files {
+        let _ = fs::remove_file(path);
+    }
+}
+
 /// The signals that end a run with its temporary files removed.
 const ENDING_SIGNALS: [i32; 3] =
     [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
@@ -36,9 +60,7 @@ fn handle_ending_signals() {
         if let Some(signal) = signals.forever().next() {
             // Held until the exit: a finishing output is either in place or removed.
             let files = pending_files();
-            for path in files.iter() {
-                let _ = fs::remove_file(path);
-            }
+            remove_all(&files);
             std::process::exit(128 + signal);
         }
     });

@@ -23,6 +23,7 @@ use crate::split::{
     run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
 };
 use crate::tables::{Blocks, Tables};
+use sh_core::memory::fallible;
 use sh_core::threads::spawn_or_run;
 
 /// What a search does with each pair it finds.
@@ -353,7 +354,7 @@ impl GroupPairs {
             return;
         }
         if self.pairs.len() == self.pairs.capacity()
-            && self.pairs.try_reserve(self.pairs.len().max(1024)).is_err()
+            && fallible(|| self.pairs.try_reserve(self.pairs.len().max(1024))).is_err()
         {
             self.out_of_memory = true;
             return;
@@ -368,7 +369,9 @@ impl GroupPairs {
         let parts: Vec<GroupPairs> = parts.into_iter().collect();
         let total: usize = parts.iter().map(|p| p.pairs.len()).sum();
         let mut near = Vec::new();
-        if parts.iter().any(|p| p.out_of_memory) || near.try_reserve_exact(total).is_err() {
+        if parts.iter().any(|p| p.out_of_memory)
+            || fallible(|| near.try_reserve_exact(total)).is_err()
+        {
             return Err(Error::io(
                 "cannot hold the near pairs of distinct fingerprints in memory",
                 io::Error::from(io::ErrorKind::OutOfMemory),
