@@ -45,7 +45,8 @@ const PARALLEL_WRITE_FROM: usize = 1 << 16;
 /// The table of the documents counted, in its order: the number items as rows
 /// `[!count, digit key, digit key, value]` sorted (`partitions.rs`), and the text items (rare:
 /// an item that is no canonical decimal) sorted apart; the two are merged as they are read.
-/// The numbers are written out only then, so the table is never held as text.
+/// The numbers are spelled out only as they are written (on threads: each thread's run of
+/// lines, then the runs in order), not listed as text beforehand.
 #[derive(Debug)]
 pub struct CountedTable {
     pub(crate) numbers: Vec<[u64; 4]>,
