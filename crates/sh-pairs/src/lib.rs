@@ -14,7 +14,7 @@
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
 //! | `summary.rs` | what a run did, for --stats ([`Summary`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
-//! | `mapreduce.rs` | the map and reduce steps ([`MapReduce`]); its line format in `mapreduce/map_line.rs` |
+//! | `mapreduce.rs` | the map/reduce steps ([`MapReduce`]) and the map; the reduce in `mapreduce/reduce.rs`, the map's line format in `mapreduce/map_line.rs` |
 
 mod args;
 mod cost;
