@@ -47,6 +47,13 @@ pub fn parse_u64(text: &[u8]) -> Result<u64, NumberError> {
 #[inline]
 fn parse_short_decimal(digits: &[u8]) -> Result<u64, NumberError> {
     debug_assert!((1..=20).contains(&digits.len()));
+    if let Some((head, high, low)) = long_words(digits) {
+        // Junk is reported before size.
+        if non_digits(head) | non_digits(high) | non_digits(low) != 0 {
+            return Err(NumberError::NotAnInteger);
+        }
+        return fold_long(head, high, low).ok_or(NumberError::TooLarge);
+    }
     let (head, words) = digits.split_at(digits.len() % 8);
     let mut value = 0u64;
     for &b in head {
@@ -71,6 +78,9 @@ fn parse_short_decimal(digits: &[u8]) -> Result<u64, NumberError> {
 /// the leading `len % 8` digits one by one, then each run of eight at once.
 #[inline]
 fn fold_digits(digits: &[u8]) -> Option<u64> {
+    if let Some((head, high, low)) = long_words(digits) {
+        return fold_long(head, high, low);
+    }
     let (head, words) = digits.split_at(digits.len() % 8);
     let mut value = head.iter().fold(0u64, |value, &b| value * 10 + u64::from(b - b'0'));
     for word in words.chunks_exact(8) {
@@ -78,6 +88,34 @@ fn fold_digits(digits: &[u8]) -> Option<u64> {
         value = value.checked_mul(100_000_000)?.checked_add(eight_digits(word))?;
     }
     Some(value)
+}
+
+/// The words of 17 to 20 digits (`None` for fewer): the first 1 to 4 as one word padded in
+/// front with `0`s to eight, then the next eight and the last eight. Loaded at once, they fold
+/// side by side instead of digit after digit.
+#[inline]
+fn long_words(digits: &[u8]) -> Option<(u64, u64, u64)> {
+    let n = digits.len();
+    if !(17..=20).contains(&n) {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(digits[at..at + 8].try_into().expect("eight bytes"));
+    let first = u64::from(u32::from_le_bytes(digits[..4].try_into().expect("four bytes")));
+    // The head is the first k = n - 16 bytes (the lowest bytes are the first digits): shifted
+    // up to the top of the word, the bytes after it go out, and 8 - k '0's come in below.
+    let k = n - 16;
+    let head = first << (8 * (8 - k)) | ZEROS >> (8 * k);
+    Some((head, word(n - 16), word(n - 8)))
+}
+
+/// Eight ASCII `0`s as a word.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The value of [`long_words`], or `None` above 2^64-1.
+#[inline]
+fn fold_long(head: u64, high: u64, low: u64) -> Option<u64> {
+    let rest = eight_digits(high) * 100_000_000 + eight_digits(low);
+    eight_digits(head).checked_mul(10_000_000_000_000_000)?.checked_add(rest)
 }
 
 /// The value of eight ASCII digits in a little-endian word, the first (lowest byte) the most
