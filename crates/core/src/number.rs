@@ -43,7 +43,7 @@ pub fn parse_u64(text: &[u8]) -> Result<u64, NumberError> {
 
 /// 1 to 20 decimal digits. Between stages nearly every number is a 64-bit hash of 19 or 20
 /// digits, so this is the hot path of sh-compute and sh-pairs: the digits are checked and
-/// folded eight at a time, as 64-bit words.
+/// folded eight at a time, as 64-bit words (17 to 20 of them as three words, [`long_words`]).
 #[inline]
 fn parse_short_decimal(digits: &[u8]) -> Result<u64, NumberError> {
     debug_assert!((1..=20).contains(&digits.len()));
@@ -75,7 +75,8 @@ fn parse_short_decimal(digits: &[u8]) -> Result<u64, NumberError> {
 }
 
 /// The value of 1 to 20 ASCII digits (checked by the caller), or `None` when it exceeds 2^64-1:
-/// the leading `len % 8` digits one by one, then each run of eight at once.
+/// 17 to 20 digits as three words ([`long_words`]); fewer, the leading `len % 8` digits one by
+/// one, then each run of eight at once.
 #[inline]
 fn fold_digits(digits: &[u8]) -> Option<u64> {
     if let Some((head, high, low)) = long_words(digits) {
@@ -90,9 +91,9 @@ fn fold_digits(digits: &[u8]) -> Option<u64> {
     Some(value)
 }
 
-/// The words of 17 to 20 digits (`None` for fewer): the first 1 to 4 as one word padded in
-/// front with `0`s to eight, then the next eight and the last eight. Loaded at once, they fold
-/// side by side instead of digit after digit.
+/// The words of 17 to 20 digits (`None` for other lengths): the first 1 to 4 as one word
+/// padded in front with `0`s to eight, then the next eight and the last eight. Loaded at once,
+/// they fold side by side instead of digit after digit.
 #[inline]
 fn long_words(digits: &[u8]) -> Option<(u64, u64, u64)> {
     let n = digits.len();
