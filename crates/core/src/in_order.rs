@@ -193,11 +193,6 @@ where
     written?.finish()
 }
 
-/// The number of threads to use when none is asked for: all cores.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Fills the chunks that come back free with lines and sends them to the threads, until the
 /// input ends, reading fails (the error goes with the last chunk) or the writer stops.
 fn read_chunks(

@@ -15,6 +15,11 @@ use std::thread::{Builder, Scope, ScopedJoinHandle};
 /// The environment variable that makes threads refused, for tests.
 pub const REFUSE_AFTER_VARIABLE: &str = "SH_TOOLS_REFUSE_THREADS_AFTER";
 
+/// The number of threads to use when none is asked for (`-j`): all cores.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Work started on a thread of a scope, or done already on the calling thread.
 #[derive(Debug)]
 pub enum Task<'scope, T> {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::in_order::all_cores;
+use sh_core::threads::all_cores;
 use sh_core::{Error, Result};
 
 pub use counts::{ItemCounts, SortedItems};

@@ -121,9 +121,7 @@ impl CountedTable {
                     Item::Number(value, count) => push_line(&mut line, value, count),
                     Item::Text(text, count) => {
                         line.extend_from_slice(text);
-                        line.push(b'\t');
-                        push_u64(&mut line, count);
-                        line.push(b'\n');
+                        push_count(&mut line, count);
                     }
                 }
                 out.write_all(&line)?;
@@ -154,6 +152,12 @@ impl CountedTable {
 #[inline]
 fn push_line(line: &mut Vec<u8>, value: u64, count: u64) {
     push_u64(line, value);
+    push_count(line, count);
+}
+
+/// `<TAB>COUNT<LF>`, the end of a line.
+#[inline]
+fn push_count(line: &mut Vec<u8>, count: u64) {
     line.push(b'\t');
     push_u64(line, count);
     line.push(b'\n');

@@ -16,8 +16,8 @@ use sh_weight::{Rule, Weights};
 
 pub use args::{Args, EXAMPLES};
 pub use fingerprinter::{Fingerprinter, Recipe, Table};
-use sh_core::in_order::all_cores;
 pub use sh_core::in_order::{map_lines_in_order, Spread, CHUNK_BYTES};
+use sh_core::threads::all_cores;
 
 /// Runs the command: one fingerprint of `--bits` bits per input line.
 pub fn run(args: Args) -> Result<()> {

@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<()> {
                 Some(k) => k,
                 None => index.manifest.k,
             };
-            let threads = threads.map_or_else(sh_core::in_order::all_cores, |t| t as usize);
+            let threads = threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
             let options = query::Options { k, end_marker, stats, threads };
             query::run(&index, &options, &input, &output)?;
         }

@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
         let widest = WideRule::new(Width::Bits256.words(), k, args.word_k);
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
-    let threads = args.threads.map_or_else(sh_core::in_order::all_cores, |t| t as usize);
+    let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
     let mut progress = Progress::new(args.quiet, "records read");
     let mut input = args.io.open_input()?;
     let query = read_records_on(&mut input, &mut progress, Earlier::default(), threads)?;

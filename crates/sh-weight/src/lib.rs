@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
-use sh_core::in_order::{all_cores, map_lines_in_order, Spread};
+use sh_core::in_order::{map_lines_in_order, Spread};
 use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
+use sh_core::threads::all_cores;
 use sh_core::{Error, Result};
 
 pub use items::Repeats;
