@@ -101,7 +101,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// large set is sorted on `threads` threads, with `scratch` as room for a copy.
     pub fn split_by_first_block(
         &self,
-        set: &mut [u64],
+        set: &mut Vec<u64>,
         first: usize,
         threads: usize,
         scratch: &mut Vec<u64>,
@@ -257,7 +257,7 @@ impl<'a, F: OnPair> Search<'a, F> {
 /// the pairs its thread finds; returns the number of pairs compared.
 pub fn search_in_parallel<H: OnPair + Send>(
     tables: &Tables,
-    set: &mut [u64],
+    set: &mut Vec<u64>,
     handlers: &mut [H],
 ) -> u64 {
     let threads = handlers.len();

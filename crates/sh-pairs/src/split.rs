@@ -238,15 +238,19 @@ const PARTITION_BITS: u32 = 13;
 /// thread, and each thread counts the values of the block's top bits in its chunk; every value
 /// then owns a run of `scratch`, cut into one share per chunk, so that each thread copies the
 /// fingerprints of its own chunk into its own shares (no two threads write the same place, and
-/// each reads only its chunk). Then each thread takes a run of values, sorts their fingerprints
-/// on the block's lower bits, if any, and copies them back.
+/// each reads only its chunk). Then each thread takes a run of values and sorts their
+/// fingerprints on the block's lower bits, if any; `set` and `scratch` then trade places. A set
+/// already in order (block 0 of ascending fingerprints) is left as it is.
 pub(crate) fn sort_by_block_on_threads(
-    set: &mut [u64],
+    set: &mut Vec<u64>,
     mask: u64,
     threads: usize,
     scratch: &mut Vec<u64>,
 ) {
     let n = set.len();
+    if set.is_sorted_by_key(|fp| fp & mask) {
+        return; // block 0 of the ascending distinct fingerprints: the first split's order
+    }
     if threads < 2 || n < PARALLEL_SORT_FROM {
         sort_by_block(set, mask);
         return;
@@ -282,9 +286,7 @@ pub(crate) fn sort_by_block_on_threads(
         starts[v] += starts[v - 1];
     }
 
-    if scratch.len() < n {
-        scratch.resize(n, 0);
-    }
+    scratch.resize(n, 0);
     // Each value's run of `scratch`, cut into the shares of the chunks in their order (so the
     // fingerprints of a value keep the order of the set).
     let mut shares: Vec<Vec<std::slice::IterMut<u64>>> =
@@ -310,25 +312,25 @@ pub(crate) fn sort_by_block_on_threads(
         }
     });
 
-    let runs = crate::index::bucket_runs(&starts, threads);
-    std::thread::scope(|scope| {
-        let (mut to, mut from) = (&mut set[..], &mut scratch[..n]);
-        for run in &runs {
-            let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
-            let (to_run, to_rest) = std::mem::take(&mut to).split_at_mut(len);
-            let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
-            (to, from) = (to_rest, from_rest);
-            let (run, starts) = (run.clone(), &starts);
-            spawn_or_run(scope, move || {
-                if bits > PARTITION_BITS {
+    if bits > PARTITION_BITS {
+        let runs = crate::index::bucket_runs(&starts, threads);
+        std::thread::scope(|scope| {
+            let mut from = &mut scratch[..];
+            for run in &runs {
+                let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
+                let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
+                from = from_rest;
+                let (run, starts) = (run.clone(), &starts);
+                spawn_or_run(scope, move || {
                     for v in run {
                         sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);
                     }
-                }
-                to_run.copy_from_slice(from_run);
-            });
-        }
-    });
+                });
+            }
+        });
+    }
+    // The sorted set is in `scratch`: the two trade places rather than copy it back.
+    std::mem::swap(set, scratch);
 }
 
 /// How many fingerprints at the start of `set` have the bits of the first under `mask`.
