@@ -30,7 +30,9 @@ pub struct Index {
     /// `members[group_start[g]..group_start[g + 1]]` are the records of `distinct[g]`.
     group_start: Vec<RecordIndex>,
     members: Vec<RecordIndex>,
-    /// The group of each record.
+    /// The group of each record that can be in a pair, plus 1 (0 for the others): noted by
+    /// [`Index::note_partners`] once the search has found the near groups, so that the records
+    /// without a partner, nearly all of them in most corpora, are never looked at.
     group_of: Vec<GroupIndex>,
     /// Where the distinct fingerprints of each value of the top `lookup_bits` bits start: a
     /// fingerprint is looked up in a bucket of a few hundred, not in all.
@@ -78,18 +80,12 @@ impl Index {
         }
         drop(keyed);
         group_start.push(n as RecordIndex);
-        let mut group_of: Vec<GroupIndex> = vec![0; n];
-        for (g, bounds) in group_start.windows(2).enumerate() {
-            for &record in &members[bounds[0] as usize..bounds[1] as usize] {
-                group_of[record as usize] = g as GroupIndex;
-            }
-        }
         Index {
             distinct,
             words: L,
             group_start,
             members,
-            group_of,
+            group_of: Vec::new(),
             lookup: Vec::new(),
             lookup_bits: 0,
         }
@@ -162,12 +158,6 @@ impl Index {
         group_start.push(n as RecordIndex);
         group_start.shrink_to_fit();
 
-        let mut group_of: Vec<GroupIndex> = vec![0; n];
-        for (g, bounds) in group_start.windows(2).enumerate() {
-            for &record in &members[bounds[0] as usize..bounds[1] as usize] {
-                group_of[record as usize] = g as GroupIndex;
-            }
-        }
         let lookup_bits = self::bucket_bits(distinct.len());
         let mut lookup: Vec<GroupIndex> = vec![0; (1 << lookup_bits) + 1];
         for &fp in &distinct {
@@ -176,7 +166,15 @@ impl Index {
         for b in 1..lookup.len() {
             lookup[b] += lookup[b - 1];
         }
-        Index { distinct, words: 1, group_start, members, group_of, lookup, lookup_bits }
+        Index {
+            distinct,
+            words: 1,
+            group_start,
+            members,
+            group_of: Vec::new(),
+            lookup,
+            lookup_bits,
+        }
     }
 
     /// The number of groups: of distinct fingerprints.
@@ -218,11 +216,34 @@ impl Index {
     }
 
     pub fn records(&self) -> usize {
-        self.group_of.len()
+        self.members.len()
     }
 
+    /// Notes the group of every record that can be in a pair (its group has two records or
+    /// more, or a near neighbour), for [`Index::group_of`], and returns those records.
+    pub fn note_partners(&mut self, neighbours: &Neighbours) -> RecordSet {
+        let mut paired = RecordSet::new(self.records());
+        // Zeroed by the system as its pages are first touched: a record without a partner
+        // costs nothing here.
+        let mut group_of: Vec<GroupIndex> = vec![0; self.records()];
+        for g in 0..self.groups() as GroupIndex {
+            let members = self.members(g);
+            if members.len() >= 2 || !neighbours.of(g).is_empty() {
+                for &r in members {
+                    paired.insert(r);
+                    group_of[r as usize] = g + 1;
+                }
+            }
+        }
+        self.group_of = group_of;
+        paired
+    }
+
+    /// The group of a record with a partner (see [`Index::note_partners`]).
     pub fn group_of(&self, record: RecordIndex) -> GroupIndex {
         self.group_of[record as usize]
+            .checked_sub(1)
+            .expect("the group of a record with a partner is noted before it is asked")
     }
 
     /// The records of group `g`, ascending.
@@ -240,6 +261,26 @@ impl Index {
             .binary_search(&fp)
             .expect("fingerprint found by the search is indexed");
         (start + at) as GroupIndex
+    }
+}
+
+/// A set of records as one bit each.
+#[derive(Debug)]
+pub struct RecordSet {
+    words: Vec<u64>,
+}
+
+impl RecordSet {
+    fn new(records: usize) -> RecordSet {
+        RecordSet { words: vec![0; records.div_ceil(64)] }
+    }
+
+    fn insert(&mut self, r: RecordIndex) {
+        self.words[r as usize / 64] |= 1 << (r % 64);
+    }
+
+    pub fn contains(&self, r: RecordIndex) -> bool {
+        self.words[r as usize / 64] >> (r % 64) & 1 == 1
     }
 }
 
@@ -296,7 +337,8 @@ mod tests {
     fn many_buckets_keep_groups_whole_and_in_input_order() {
         let fingerprints: Vec<u64> =
             (0..5000u64).map(|i| (i % 1000).wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-        let index = Index::build(fingerprints.clone(), 2);
+        let mut index = Index::build(fingerprints.clone(), 2);
+        index.note_partners(&Neighbours::default());
         assert_eq!(index.groups(), 1000);
         assert!(index.distinct64().windows(2).all(|w| w[0] < w[1]));
         for g in 0..1000 {
@@ -338,13 +380,19 @@ mod tests {
             }
         }
         for threads in [1, 2, 3, 8] {
-            let index = Index::build(fingerprints.clone(), threads);
+            let mut index = Index::build(fingerprints.clone(), threads);
+            let paired = index.note_partners(&Neighbours::default());
             assert_eq!(index.groups(), expected.len(), "{threads} threads");
             for (g, (fp, members)) in expected.iter().enumerate() {
                 assert_eq!(index.word(g as u32, 0), *fp);
                 assert_eq!(index.group_of_fingerprint(*fp), g as u32);
                 assert_eq!(index.members(g as u32), members.as_slice());
-                assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
+                // Without near groups, the records that share a fingerprint have partners.
+                let shared = members.len() >= 2;
+                assert!(members.iter().all(|&r| paired.contains(r) == shared));
+                if shared {
+                    assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
+                }
             }
         }
     }
@@ -367,13 +415,34 @@ mod tests {
 
     #[test]
     fn groups_keep_input_order() {
-        let index = Index::build(vec![5, 3, 5, 9, 3, 5], 2);
+        let mut index = Index::build(vec![5, 3, 5, 9, 3, 5], 2);
+        index.note_partners(&Neighbours::default());
         assert_eq!(index.distinct64(), [3, 5, 9]);
         assert_eq!(index.members(0), [1, 4]);
         assert_eq!(index.members(1), [0, 2, 5]);
         assert_eq!(index.members(2), [3]);
         assert_eq!(index.group_of(5), 1);
         assert_eq!(index.group_of_fingerprint(9), 2);
+    }
+
+    #[test]
+    fn partners_share_a_fingerprint_or_have_a_near_group() {
+        // Groups: 3 (record 1), 7 (records 0 and 3), 9 (record 2), 12 (record 4).
+        for wide in [false, true] {
+            let fingerprints = vec![7, 3, 9, 7, 12];
+            let mut index = if wide {
+                let words = fingerprints.iter().flat_map(|&fp| [fp, 1]).collect();
+                Index::build_words(words, 2, 1)
+            } else {
+                Index::build(fingerprints, 2)
+            };
+            let paired = index.note_partners(&Neighbours::build(4, &[(0, 2)]));
+            for (record, group) in [(0, 1), (1, 0), (2, 2), (3, 1)] {
+                assert!(paired.contains(record), "record {record}, wide {wide}");
+                assert_eq!(index.group_of(record), group);
+            }
+            assert!(!paired.contains(4));
+        }
     }
 
     #[test]

@@ -167,7 +167,7 @@ pub fn write_pairs<W: Write>(
         fingerprints.append(&mut corpus.fingerprints);
         corpus.fingerprints = Vec::new();
     }
-    let index = Index::build_words(fingerprints, words, options.threads);
+    let mut index = Index::build_words(fingerprints, words, options.threads);
     let selection = match &corpus {
         Some(_) => Selection::Against { queries: queries as RecordIndex },
         None if options.sparse => Selection::Sparse,
@@ -196,12 +196,13 @@ pub fn write_pairs<W: Write>(
 
     progress.set_message("pairs written");
     let phase = Instant::now();
+    let paired = index.note_partners(&neighbours);
     let corpus_names = corpus.as_ref().map(|c| &c.names);
     let queries = queries as RecordIndex;
     let mut writer =
         PairWriter::new(out, options.format, &index, &query.names, corpus_names, queries);
     summary.pairs =
-        emit_pairs(&index, &neighbours, selection, &mut writer).map_err(Error::writing)?;
+        emit_pairs(&index, &neighbours, &paired, selection, &mut writer).map_err(Error::writing)?;
     summary.write_time = phase.elapsed();
     Ok(summary)
 }

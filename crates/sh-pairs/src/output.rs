@@ -14,7 +14,7 @@ use clap::ValueEnum;
 use sh_core::fingerprint::{Fingerprint, Width};
 use sh_core::number::{push_u64, write_u64};
 
-use crate::index::{GroupIndex, Index, Neighbours, RecordIndex};
+use crate::index::{GroupIndex, Index, Neighbours, RecordIndex, RecordSet};
 use sh_core::records::{RecordName, RecordNames};
 
 /// How a pair is written.
@@ -59,10 +59,13 @@ pub trait PairSink {
     fn pair(&mut self, a: RecordIndex, b: RecordIndex, distance: u32) -> io::Result<()>;
 }
 
-/// Visits every selected pair in (a, b) order; returns how many there were.
+/// Visits every selected pair in (a, b) order; returns how many there were. `paired` holds the
+/// records that can be in a pair (from [`Index::note_partners`]): the loop passes over the
+/// others in input order without looking up their groups, which are scattered in memory.
 pub fn emit_pairs(
     index: &Index,
     neighbours: &Neighbours,
+    paired: &RecordSet,
     selection: Selection,
     sink: &mut impl PairSink,
 ) -> io::Result<u64> {
@@ -79,7 +82,6 @@ pub fn emit_pairs(
         Selection::Against { queries } => queries,
         Selection::All | Selection::Sparse => index.records() as RecordIndex,
     };
-    let paired = records_with_partners(index, neighbours);
     for a in (0..firsts).filter(|&a| paired.contains(a)) {
         match selection {
             Selection::All => emitter.all_after(a, a + 1)?,
@@ -178,33 +180,6 @@ impl<'a, S: PairSink> Emitter<'a, S> {
         self.candidates = pairs;
         written
     }
-}
-
-/// A set of records as one bit each.
-struct RecordSet {
-    words: Vec<u64>,
-}
-
-impl RecordSet {
-    fn contains(&self, r: RecordIndex) -> bool {
-        self.words[r as usize / 64] >> (r % 64) & 1 == 1
-    }
-}
-
-/// The records that share their fingerprint or have a near neighbour: only they can be in a
-/// pair. Knowing them lets the write loop pass over the others in input order without looking
-/// up their groups, which are scattered in memory.
-fn records_with_partners(index: &Index, neighbours: &Neighbours) -> RecordSet {
-    let mut set = RecordSet { words: vec![0; index.records().div_ceil(64)] };
-    for g in 0..index.groups() as GroupIndex {
-        let members = index.members(g);
-        if members.len() >= 2 || !neighbours.of(g).is_empty() {
-            for &r in members {
-                set.words[r as usize / 64] |= 1 << (r % 64);
-            }
-        }
-    }
-    set
 }
 
 /// The records of an ascending list from `from` on.
