@@ -38,6 +38,9 @@ pub struct Index {
     /// fingerprint is looked up in a bucket of a few hundred, not in all.
     lookup: Vec<GroupIndex>,
     lookup_bits: u32,
+    /// The buffer of the 64-bit fingerprints grouped, kept (its pages already in memory) as
+    /// room for the search's copy of the distinct ones: see [`Index::take_room`].
+    room: Vec<u64>,
 }
 
 impl Index {
@@ -88,6 +91,7 @@ impl Index {
             group_of: Vec::new(),
             lookup: Vec::new(),
             lookup_bits: 0,
+            room: Vec::new(),
         }
     }
 
@@ -144,7 +148,6 @@ impl Index {
             }
             workers.into_iter().map(|w| w.join()).collect()
         });
-        drop(fingerprints);
         let mut groups = 0;
         for (run, &count) in runs.iter().zip(&found) {
             let first = bucket_start[run.start];
@@ -174,7 +177,15 @@ impl Index {
             group_of: Vec::new(),
             lookup,
             lookup_bits,
+            room: fingerprints,
         }
+    }
+
+    /// Room for as many 64-bit fingerprints as there are records, in memory already (the
+    /// buffer they were grouped from; empty for wide ones): a search that reorders a copy of
+    /// the distinct fingerprints writes it there instead of into fresh pages.
+    pub fn take_room(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.room)
     }
 
     /// The number of groups: of distinct fingerprints.

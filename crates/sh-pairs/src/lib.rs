@@ -186,7 +186,8 @@ pub fn write_pairs<W: Write>(
     summary.group_time = phase.elapsed();
     progress.set_message("fingerprints searched");
     let phase = Instant::now();
-    let (near, search) = find_near(&index, rule, options.blocks, options.threads, selection)?;
+    let room = index.take_room();
+    let (near, search) = find_near(&index, rule, options.blocks, options.threads, selection, room)?;
     summary.search_time = phase.elapsed();
     (summary.blocks, summary.compared, summary.verified) =
         (search.blocks, search.compared, search.verified);

@@ -324,14 +324,16 @@ fn share_out<'s>(
 }
 
 /// Every pair of groups (distinct 64-bit fingerprints) within K bits that the selection can
-/// use, and the number of fingerprint pairs compared.
+/// use, and the number of fingerprint pairs compared. `room` is a buffer for the search's copy
+/// of the distinct fingerprints ([`Index::take_room`], or none).
 pub fn find_near_groups(
     index: &Index,
     tables: &Tables,
     threads: usize,
     selection: Selection,
+    room: Vec<u64>,
 ) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
-    let mut set = index.distinct64().to_vec();
+    let mut set = copy_into(room, index.distinct64());
     let mut handlers: Vec<NearGroups> = (0..threads.max(1))
         .map(|_| NearGroups { index, selection, pairs: GroupPairs::default() })
         .collect();
@@ -339,6 +341,14 @@ pub fn find_near_groups(
     drop(set);
     let near = GroupPairs::gather(handlers.into_iter().map(|h| h.pairs))?;
     Ok((near, compared))
+}
+
+/// `values` in `room`'s buffer (its contents dropped), grown only if too small.
+pub(crate) fn copy_into(room: Vec<u64>, values: &[u64]) -> Vec<u64> {
+    let mut copy = room;
+    copy.clear();
+    copy.extend_from_slice(values);
+    copy
 }
 
 /// Pairs of groups found by one thread, held as long as memory allows.

@@ -286,7 +286,10 @@ pub(crate) fn sort_by_block_on_threads(
         starts[v] += starts[v - 1];
     }
 
-    scratch.resize(n, 0);
+    if scratch.len() != n {
+        // Zeroed pages from the system, each first touched by the thread that fills it.
+        *scratch = vec![0; n];
+    }
     // Each value's run of `scratch`, cut into the shares of the chunks in their order (so the
     // fingerprints of a value keep the order of the set).
     let mut shares: Vec<Vec<std::slice::IterMut<u64>>> =

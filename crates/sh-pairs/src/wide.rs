@@ -215,13 +215,14 @@ pub fn find_near(
     blocks: Option<u32>,
     threads: usize,
     selection: Selection,
+    room: Vec<u64>,
 ) -> Result<(Vec<(GroupIndex, GroupIndex)>, WideSummary)> {
     if rule.words > 1 {
         return find_near_groups_wide(index, rule, blocks, threads, selection);
     }
     let b = blocks.unwrap_or_else(|| choose_blocks(index.groups(), rule.word_k));
     let tables = Tables::new(b, rule.word_k)?;
-    let (near, compared) = find_near_groups(index, &tables, threads, selection)?;
+    let (near, compared) = find_near_groups(index, &tables, threads, selection, room)?;
     Ok((near, WideSummary { blocks: vec![b], compared, ..WideSummary::default() }))
 }
 
@@ -242,7 +243,8 @@ fn find_near_groups_wide(
         // The groups of the index are the records of this one, grouped by the word's value.
         let values: Vec<u64> =
             (0..index.groups() as GroupIndex).map(|g| index.word(g, word)).collect();
-        let by_value = Index::build(values, threads);
+        let mut by_value = Index::build(values, threads);
+        let room = by_value.take_room();
         let check = Check { index, rule, word, selection };
 
         // Fingerprints that share the word's value.
@@ -262,7 +264,7 @@ fn find_near_groups_wide(
         // Fingerprints whose word values are near.
         let tables = rule.word_tables(blocks, by_value.groups())?;
         summary.blocks.push(tables.blocks().count() as u32);
-        let mut set = by_value.distinct64().to_vec();
+        let mut set = crate::search::copy_into(room, by_value.distinct64());
         let mut handlers: Vec<WordPairs> = (0..threads)
             .map(|_| WordPairs {
                 by_value: &by_value,
