@@ -11,7 +11,10 @@ use sh_core::fingerprint::Fingerprint;
 mod buckets;
 
 pub(crate) use buckets::bucket_runs;
-use buckets::{bucket_bits, sort_buckets, top_bits, Buckets, PARALLEL_FROM};
+use buckets::{
+    bucket_bits, deal_into_buckets, sort_buckets, top_bits, Buckets, LOOKUP_BUCKET, PARALLEL_FROM,
+    SORT_BUCKET,
+};
 use sh_core::threads::spawn_or_run;
 
 /// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
@@ -98,31 +101,24 @@ impl Index {
     /// Groups `fingerprints` (64-bit, one per record, in input order).
     ///
     /// Records are first dealt into buckets by the top bits of their fingerprint (a counting
-    /// sort, stable, so each bucket lists its records in input order); then each bucket, small
-    /// enough to stay in cache, is sorted by fingerprint on its own, the buckets cut into
-    /// `threads` runs sorted side by side.
+    /// sort: the input cut into `threads` chunks, each counted and dealt out by a thread of its
+    /// own into its share of every bucket); then each bucket, small enough to stay in cache, is
+    /// sorted by fingerprint and record on its own, the buckets cut into `threads` runs sorted
+    /// side by side.
     pub fn build(fingerprints: Vec<u64>, threads: usize) -> Index {
         let n = fingerprints.len();
-        let bucket_bits = bucket_bits(n);
-        let bucket_of = |fp: u64| top_bits(fp, bucket_bits);
-        let mut bucket_start = vec![0usize; (1 << bucket_bits) + 1];
-        for &fp in &fingerprints {
-            bucket_start[bucket_of(fp) + 1] += 1;
-        }
-        for b in 1..bucket_start.len() {
-            bucket_start[b] += bucket_start[b - 1];
-        }
-        // Each run of buckets is filled and sorted by a thread of its own: the thread reads
-        // every fingerprint and puts those of its buckets, with their records, in their
-        // bucket's next place (a bucket's sort then reads its fingerprints side by side, not
-        // one cache miss each from the input); it sorts each bucket and writes the run's
-        // distinct fingerprints (in place of its fingerprints) and their first positions from
-        // the run's first position on (a run of m records has at most m of them); the runs
-        // are then closed up.
+        let threads = if n < PARALLEL_FROM { 1 } else { threads.max(1) };
+        let bucket_bits = bucket_bits(n, SORT_BUCKET);
         let mut members: Vec<RecordIndex> = vec![0; n];
         let mut distinct = vec![0u64; n];
+        let bucket_start =
+            deal_into_buckets(&fingerprints, bucket_bits, threads, &mut members, &mut distinct);
+        // Each run of buckets is sorted by a thread of its own, which writes the run's
+        // distinct fingerprints (in place of its fingerprints) and their first positions from
+        // the run's first position on (a run of m records has at most m of them); the runs are
+        // then closed up.
         let mut group_start: Vec<RecordIndex> = vec![0; n + 1];
-        let runs = bucket_runs(&bucket_start, if n < PARALLEL_FROM { 1 } else { threads.max(1) });
+        let runs = bucket_runs(&bucket_start, threads);
         let found: Vec<usize> = std::thread::scope(|scope| {
             let (mut members, mut distinct, mut group_start) =
                 (&mut members[..], &mut distinct[..], &mut group_start[..]);
@@ -135,14 +131,9 @@ impl Index {
                 distinct = rest;
                 let (run_starts, rest) = std::mem::take(&mut group_start).split_at_mut(len);
                 group_start = rest;
-                let buckets = Buckets {
-                    bits: bucket_bits,
-                    first: run.start,
-                    bounds: &bucket_start[run.start..=run.end],
-                };
-                let fingerprints = &fingerprints;
+                let buckets =
+                    Buckets { bits: bucket_bits, bounds: &bucket_start[run.start..=run.end] };
                 workers.push(spawn_or_run(scope, move || {
-                    buckets.fill(fingerprints, run_members, run_distinct);
                     sort_buckets(buckets, run_members, run_distinct, run_starts)
                 }));
             }
@@ -161,7 +152,7 @@ impl Index {
         group_start.push(n as RecordIndex);
         group_start.shrink_to_fit();
 
-        let lookup_bits = self::bucket_bits(distinct.len());
+        let lookup_bits = self::bucket_bits(distinct.len(), LOOKUP_BUCKET);
         let mut lookup: Vec<GroupIndex> = vec![0; (1 << lookup_bits) + 1];
         for &fp in &distinct {
             lookup[top_bits(fp, lookup_bits) + 1] += 1;

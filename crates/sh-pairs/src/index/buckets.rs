@@ -2,6 +2,7 @@
 //! fingerprint, runs of buckets filled and sorted on threads of their own.
 
 use super::RecordIndex;
+use sh_core::threads::spawn_or_run;
 
 /// Below this many records one thread sorts all the buckets.
 pub(super) const PARALLEL_FROM: usize = 1 << 16;
@@ -31,38 +32,80 @@ pub(crate) fn bucket_runs(bucket_start: &[usize], threads: usize) -> Vec<std::op
     runs
 }
 
-/// A run of buckets: those of the top `bits` bits from `first` on, `bounds` their starts and
-/// the run's end, in positions of the whole.
+/// A run of buckets of the top `bits` bits: `bounds` are their starts and the run's end, in
+/// positions of the whole.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Buckets<'a> {
     pub bits: u32,
-    pub first: usize,
     pub bounds: &'a [usize],
 }
 
-impl Buckets<'_> {
-    /// Puts each of `fingerprints` that falls in the run, in input order, and its record in
-    /// its bucket's next place of `distinct` and `members` (positions from the run's start).
-    pub(super) fn fill(
-        &self,
-        fingerprints: &[u64],
-        members: &mut [RecordIndex],
-        distinct: &mut [u64],
-    ) {
-        let start = self.bounds[0];
-        let mut next: Vec<usize> =
-            self.bounds[..self.bounds.len() - 1].iter().map(|&b| b - start).collect();
-        let buckets = self.first..self.first + next.len();
-        for (record, &fp) in fingerprints.iter().enumerate() {
-            let bucket = top_bits(fp, self.bits);
-            if buckets.contains(&bucket) {
-                let slot = &mut next[bucket - self.first];
-                members[*slot] = record as RecordIndex;
-                distinct[*slot] = fp;
-                *slot += 1;
-            }
+/// Deals each of `fingerprints` and its record (its position) into its bucket of the top
+/// `bits` bits in `distinct` and `members`, buckets in order; returns the buckets' starts and
+/// the end. The input is cut into `threads` chunks, each counted and dealt out by a thread of
+/// its own into its own share of every bucket, so no two threads write one place. Within a
+/// bucket the records are in no particular order: its sort orders them.
+pub(super) fn deal_into_buckets(
+    fingerprints: &[u64],
+    bits: u32,
+    threads: usize,
+    members: &mut [RecordIndex],
+    distinct: &mut [u64],
+) -> Vec<usize> {
+    let buckets = 1usize << bits;
+    let chunk = fingerprints.len().div_ceil(threads).max(1);
+    let chunk_counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
+        let counters: Vec<_> = fingerprints
+            .chunks(chunk)
+            .map(|part| {
+                spawn_or_run(scope, move || {
+                    let mut counts = vec![0usize; buckets];
+                    for &fp in part {
+                        counts[top_bits(fp, bits)] += 1;
+                    }
+                    counts
+                })
+            })
+            .collect();
+        counters.into_iter().map(|c| c.join()).collect()
+    });
+    let mut bucket_start = vec![0usize; buckets + 1];
+    for counts in &chunk_counts {
+        for (total, count) in bucket_start[1..].iter_mut().zip(counts) {
+            *total += count;
         }
     }
+    for b in 1..=buckets {
+        bucket_start[b] += bucket_start[b - 1];
+    }
+    // Each bucket's places, cut into the shares of the chunks in their order.
+    type Share<'s> = Vec<(std::slice::IterMut<'s, RecordIndex>, std::slice::IterMut<'s, u64>)>;
+    let mut shares: Vec<Share> = chunk_counts.iter().map(|_| Vec::with_capacity(buckets)).collect();
+    let (mut members, mut distinct) = (members, distinct);
+    for b in 0..buckets {
+        for (share, counts) in shares.iter_mut().zip(&chunk_counts) {
+            let (m, rest) = std::mem::take(&mut members).split_at_mut(counts[b]);
+            members = rest;
+            let (d, rest) = std::mem::take(&mut distinct).split_at_mut(counts[b]);
+            distinct = rest;
+            share.push((m.iter_mut(), d.iter_mut()));
+        }
+    }
+    std::thread::scope(|scope| {
+        for (c, (part, mut share)) in fingerprints.chunks(chunk).zip(shares).enumerate() {
+            spawn_or_run(scope, move || {
+                for (i, &fp) in part.iter().enumerate() {
+                    let (m, d) = &mut share[top_bits(fp, bits)];
+                    // The counts made room for every record of the chunk.
+                    if let (Some(m), Some(d)) = (m.next(), d.next()) {
+                        *m = (c * chunk + i) as RecordIndex;
+                        *d = fp;
+                    }
+                }
+            });
+        }
+    });
+    bucket_start
 }
 
 /// Sorts a run of buckets (`bounds` are their starts and the run's end, in positions of the
@@ -78,7 +121,7 @@ pub(super) fn sort_buckets(
     let first = bounds[0];
     let mut count = 0;
     let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
-    let mut parts = [0u32; PARTS + 1];
+    let mut parts = [0u32; MAX_PARTS + 1];
     for b in bounds.windows(2) {
         let records = &mut members[b[0] - first..b[1] - first];
         // The bucket's fingerprints, before the distinct ones found so far (never more than
@@ -98,35 +141,41 @@ pub(super) fn sort_buckets(
     count
 }
 
-/// A bucket is dealt into this many parts by the bits below the bucket's before its sort.
-const PARTS: usize = 256;
+/// A bucket is dealt into parts by 8 to this many bits below the bucket's before its sort.
+const MAX_PART_BITS: u32 = 12;
+const MAX_PARTS: usize = 1 << MAX_PART_BITS;
 
 /// Sorts the records of one bucket of the top `bits` bits by fingerprint (`fingerprints` and
 /// `records` side by side, in input order) into `sorted`, records of one fingerprint in
-/// input order. A counting sort by the next 8 bits deals them into parts of a record or two
-/// for random fingerprints, each then sorted by insertion; a larger part (fingerprints alike
-/// in those bits too) by `sort_unstable`, so no input costs more than n log n.
+/// input order. A counting sort by the next 8 to 12 bits (about as many parts as records)
+/// deals them into parts of a record or two for random fingerprints, each then sorted by
+/// insertion; a larger part (fingerprints alike in those bits too) by `sort_unstable`, so no
+/// input costs more than n log n.
 fn sort_bucket(
     fingerprints: &[u64],
     records: &[RecordIndex],
     bits: u32,
-    parts: &mut [u32; PARTS + 1],
+    parts: &mut [u32; MAX_PARTS + 1],
     sorted: &mut Vec<(u64, RecordIndex)>,
 ) {
     sorted.clear();
     let pairs = fingerprints.iter().zip(records).map(|(&fp, &r)| (fp, r));
-    if fingerprints.len() < PARTS / 4 {
+    if fingerprints.len() < 64 {
         sorted.extend(pairs);
         sorted.sort_unstable();
         return;
     }
-    let shift = 64 - bits - PARTS.trailing_zeros();
-    let part_of = |fp: u64| (fp >> shift) as usize % PARTS;
+    let part_bits =
+        (usize::BITS - fingerprints.len().leading_zeros()).clamp(8, MAX_PART_BITS).min(64 - bits);
+    let parts_n = 1usize << part_bits;
+    let parts = &mut parts[..=parts_n];
+    let shift = 64 - bits - part_bits;
+    let part_of = |fp: u64| (fp >> shift) as usize % parts_n;
     parts.fill(0);
     for &fp in fingerprints {
         parts[part_of(fp) + 1] += 1;
     }
-    for p in 1..=PARTS {
+    for p in 1..=parts_n {
         parts[p] += parts[p - 1];
     }
     sorted.resize(fingerprints.len(), (0, 0));
@@ -137,7 +186,7 @@ fn sort_bucket(
         *next += 1;
     }
     let mut start = 0;
-    for &end in &parts[..PARTS] {
+    for &end in &parts[..parts_n] {
         let part = &mut sorted[start..end as usize];
         if part.len() <= 16 {
             insertion_sort(part);
@@ -168,8 +217,18 @@ pub(super) fn top_bits(fp: u64, bits: u32) -> usize {
     }
 }
 
-/// Buckets of about 256 records: sorting one stays in cache.
-pub(super) fn bucket_bits(records: usize) -> u32 {
-    let wanted = (records / 256).max(1);
+/// Records per bucket of the grouping sort: a bucket (64 KB of fingerprints and records)
+/// stays in cache while it is sorted, and the records are dealt out to few enough buckets
+/// that each thread's writes stream. 10M random fingerprints, 3 runs each, grouping: 0.125 s
+/// at 256 a bucket, 0.119 at 1,024, 0.113 at 2,048, 0.110 at 4,096.
+pub(super) const SORT_BUCKET: usize = 4096;
+
+/// Distinct fingerprints per bucket of the lookup of a fingerprint's group: a binary search
+/// among a few hundred.
+pub(super) const LOOKUP_BUCKET: usize = 256;
+
+/// The bits of buckets of about `per_bucket` of `records` (at most 19).
+pub(super) fn bucket_bits(records: usize, per_bucket: usize) -> u32 {
+    let wanted = (records / per_bucket).max(1);
     (usize::BITS - wanted.leading_zeros()).min(20) - 1
 }
