@@ -120,6 +120,8 @@ impl Reading {
     /// stopped at a fault); `block` is its text.
     fn append(&mut self, part: Reading, failed: bool, block: &[u8]) -> Result<()> {
         let before = self.lines;
+        // Whether the records so far are plain is known again after the next line added alone.
+        self.plain = false;
         if failed || !self.agrees_with(&part) {
             // The rules of one line at a time find the fault, at its line in the input.
             for (line, record) in (before + 1..).zip(block_lines(block)) {
@@ -196,6 +198,19 @@ mod tests {
         }
     }
 
+    /// One line at a time, every line checked by the rules (no shortcut for plain lines).
+    fn reference(text: &[u8], earlier: Earlier) -> String {
+        let mut input = RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into());
+        let mut reading = Reading { shortcut: false, ..Reading::new(earlier) };
+        let read = || -> Result<Records> {
+            while let Some((line, record)) = input.next_numbered()? {
+                reading.add(line, record)?;
+            }
+            Ok(reading.finish())
+        };
+        outcome(read())
+    }
+
     fn read(text: &[u8], earlier: Earlier, threads: usize, block_size: usize) -> String {
         let mut input = RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into());
         let progress = &mut Progress::new(true, "");
@@ -256,15 +271,17 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// Blocks of any size on any number of threads read what one line at a time reads:
-        /// the same records, names and line numbers, or the same error at the same line.
+        /// Blocks of any size on any number of threads read what one line at a time reads,
+        /// with and without the shortcut for plain lines: the same records, names and line
+        /// numbers, or the same error at the same line.
         #[test]
         fn blocks_read_what_lines_read(
             (text, earlier) in input(),
             threads in 2..5usize,
             block_size in 1..200usize,
         ) {
-            let expected = read(&text, earlier, 1, 0);
+            let expected = reference(&text, earlier);
+            prop_assert_eq!(read(&text, earlier, 1, 0), expected.clone());
             prop_assert_eq!(read(&text, earlier, threads, block_size), expected);
         }
     }
