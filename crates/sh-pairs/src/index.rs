@@ -228,6 +228,11 @@ impl Index {
         // Zeroed by the system as its pages are first touched: a record without a partner
         // costs nothing here.
         let mut group_of: Vec<GroupIndex> = vec![0; self.records()];
+        let shared = self.groups() < self.records();
+        if !shared && neighbours.pair_count() == 0 {
+            self.group_of = group_of;
+            return paired; // every fingerprint alone, and none near another
+        }
         for g in 0..self.groups() as GroupIndex {
             let members = self.members(g);
             if members.len() >= 2 || !neighbours.of(g).is_empty() {
@@ -283,6 +288,26 @@ impl RecordSet {
 
     pub fn contains(&self, r: RecordIndex) -> bool {
         self.words[r as usize / 64] >> (r % 64) & 1 == 1
+    }
+
+    /// The records of the set below `end`, ascending (64 records without a partner passed over
+    /// at once).
+    pub fn below(&self, end: RecordIndex) -> impl Iterator<Item = RecordIndex> + '_ {
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &word)| {
+                let mut bits = word;
+                std::iter::from_fn(move || {
+                    if bits == 0 {
+                        return None;
+                    }
+                    let bit = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    Some((w * 64) as RecordIndex + bit)
+                })
+            })
+            .take_while(move |&r| r < end)
     }
 }
 
@@ -444,7 +469,23 @@ mod tests {
                 assert_eq!(index.group_of(record), group);
             }
             assert!(!paired.contains(4));
+            assert_eq!(paired.below(5).collect::<Vec<_>>(), [0, 1, 2, 3]);
+            assert_eq!(paired.below(2).collect::<Vec<_>>(), [0, 1]);
         }
+    }
+
+    #[test]
+    fn a_record_set_lists_its_records_in_order() {
+        let records: Vec<RecordIndex> = vec![0, 5, 63, 64, 65, 127, 128, 200, 255, 256, 1000];
+        let mut set = RecordSet::new(1001);
+        for &r in &records {
+            set.insert(r);
+        }
+        for end in [0, 1, 64, 65, 128, 129, 256, 257, 1000, 1001] {
+            let expected: Vec<RecordIndex> = records.iter().copied().filter(|&r| r < end).collect();
+            assert_eq!(set.below(end).collect::<Vec<_>>(), expected, "below {end}");
+        }
+        assert_eq!(RecordSet::new(0).below(10).count(), 0);
     }
 
     #[test]

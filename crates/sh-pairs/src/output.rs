@@ -82,7 +82,7 @@ pub fn emit_pairs(
         Selection::Against { queries } => queries,
         Selection::All | Selection::Sparse => index.records() as RecordIndex,
     };
-    for a in (0..firsts).filter(|&a| paired.contains(a)) {
+    for a in paired.below(firsts) {
         match selection {
             Selection::All => emitter.all_after(a, a + 1)?,
             Selection::Against { queries } => emitter.all_after(a, queries)?,
