@@ -36,6 +36,9 @@ pub struct RecordReader {
     end: usize,
     at_eof: bool,
     line: u64,
+    /// The source again, when it is a regular file: for a reader that reads blocks of it at
+    /// their positions, on threads ([`RecordReader::take_file`]).
+    file: Option<File>,
 }
 
 impl std::fmt::Debug for RecordReader {
@@ -53,13 +56,35 @@ impl RecordReader {
                 return Err(read_error(&name, closed_stream_error()));
             }
             grow_pipe(io::stdin());
-            return Ok(RecordReader::new(io::stdin(), name));
+            let file = regular_file(io::stdin());
+            return Ok(RecordReader { file, ..RecordReader::new(io::stdin(), name) });
         }
         let name = format!("'{}'", path.display());
         match File::open(path) {
-            Ok(file) => Ok(RecordReader::new(file, name)),
+            Ok(source) => {
+                let file = regular_file(&source);
+                Ok(RecordReader { file, ..RecordReader::new(source, name) })
+            }
             Err(e) => Err(Error::io(format!("cannot open {name}"), e)),
         }
+    }
+
+    /// The source as a regular file and the position the reader stands at, when the source is
+    /// one and this reader has read nothing of it; the reader is then at its end (it reads no
+    /// more), and the caller reads the file from that position on.
+    pub fn take_file(&mut self) -> Option<(File, u64)> {
+        if self.line != 0 || self.start != self.end || self.at_eof {
+            return None;
+        }
+        let mut file = self.file.take()?;
+        let at = io::Seek::stream_position(&mut file).ok()?;
+        self.at_eof = true;
+        Some((file, at))
+    }
+
+    /// What read errors call the source.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Reads records from any byte source; `name` appears in read errors.
@@ -72,6 +97,7 @@ impl RecordReader {
             end: 0,
             at_eof: false,
             line: 0,
+            file: None,
         }
     }
 
@@ -205,7 +231,14 @@ fn grow_pipe(stream: impl std::os::fd::AsFd) {
     let _ = stream;
 }
 
-fn read_error(name: &str, e: io::Error) -> Error {
+/// Another handle on `stream` when it is a regular file (standard input redirected from one
+/// included); `None` for pipes, terminals and anything that fails.
+fn regular_file(stream: impl std::os::fd::AsFd) -> Option<File> {
+    let file = File::from(stream.as_fd().try_clone_to_owned().ok()?);
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+pub(crate) fn read_error(name: &str, e: io::Error) -> Error {
     Error::io(format!("error reading {name}"), e)
 }
 

@@ -9,6 +9,7 @@ use crate::progress::Progress;
 use crate::record::{items, split_nonempty_id};
 use crate::{Error, RecordReader, Result};
 
+mod file_blocks;
 mod parallel;
 
 pub use parallel::read_records_on;

@@ -7,8 +7,9 @@
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
+use super::file_blocks::FileBlocks;
 use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
-use crate::io::block_lines;
+use crate::io::{block_lines, read_error};
 use crate::progress::Progress;
 use crate::threads::spawn_with;
 use crate::{RecordReader, Result};
@@ -34,7 +35,9 @@ pub fn read_records_on(
     read_in_blocks(input, progress, earlier, threads, BLOCK)
 }
 
-/// [`read_records_on`] with blocks of `block_size` bytes, on `threads` threads.
+/// [`read_records_on`] with blocks of `block_size` bytes, on `threads` threads. A regular file
+/// is read block by block at its positions by the threads that read the blocks' records
+/// ([`FileBlocks`]); any other input by this thread, which hands the blocks out.
 fn read_in_blocks(
     input: &mut RecordReader,
     progress: &mut Progress,
@@ -42,15 +45,18 @@ fn read_in_blocks(
     threads: usize,
     block_size: usize,
 ) -> Result<Records> {
+    // The file's blocks, once the threads are known to have started.
+    let file: std::sync::OnceLock<FileBlocks> = std::sync::OnceLock::new();
+    let file = &file;
     std::thread::scope(|scope| -> Result<Records> {
         // As many threads as the system starts; with none, this one reads it all.
-        let mut workers: Vec<(SyncSender<Vec<u8>>, Receiver<Part>)> = Vec::new();
+        let mut workers: Vec<(SyncSender<Job>, Receiver<Part>)> = Vec::new();
         for _ in 0..threads {
-            let (to_worker, blocks) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+            let (to_worker, jobs) = sync_channel::<Job>(IN_FLIGHT);
             let (to_reader, parts) = sync_channel::<Part>(IN_FLIGHT);
-            let started = spawn_with(scope, (blocks, to_reader), |(blocks, to_reader)| {
-                for block in blocks {
-                    if to_reader.send(Part::read(block)).is_err() {
+            let started = spawn_with(scope, (jobs, to_reader), move |(jobs, to_reader)| {
+                for job in jobs {
+                    if to_reader.send(Part::read(job, file.get())).is_err() {
                         break;
                     }
                 }
@@ -63,6 +69,11 @@ fn read_in_blocks(
         if workers.is_empty() {
             return read_records_after(input, progress, earlier);
         }
+        if let Some((handle, at)) = input.take_file() {
+            let blocks =
+                FileBlocks::new(handle, at, block_size).map_err(|e| read_error(input.name(), e))?;
+            file.set(blocks).expect("set once, before any job is sent");
+        }
         let threads = workers.len();
         let mut reading = Reading::new(earlier);
         // Blocks go to the threads in turn, and their parts come back in the same turn, so
@@ -72,46 +83,75 @@ fn read_in_blocks(
         loop {
             while more && sent - appended < threads * IN_FLIGHT {
                 let mut block = spare.pop().unwrap_or_default();
-                more = input.next_block(block_size, &mut block)?;
+                more = match file.get() {
+                    Some(blocks) => sent < blocks.count(),
+                    None => input.next_block(block_size, &mut block)?,
+                };
                 if more {
                     let worker = &workers[sent % threads].0;
-                    worker.send(block).expect("a reading thread ends only when its sender does");
+                    let job = Job { index: sent, block };
+                    worker.send(job).expect("a reading thread ends only when its sender does");
                     sent += 1;
                 }
             }
             if appended == sent {
+                if let Some(blocks) = file.get() {
+                    blocks.finish().map_err(|e| read_error(input.name(), e))?;
+                }
                 return Ok(reading.finish());
             }
             let part = workers[appended % threads].1.recv();
             let part = part.expect("a reading thread answers every block it was sent");
             appended += 1;
+            if let Some(e) = part.error {
+                return Err(read_error(input.name(), e));
+            }
             progress.add(part.reading.lines);
-            reading.append(part.reading, part.failed, &part.block)?;
+            reading.append(part.reading, part.failed, &part.block[part.skip..])?;
             spare.push(part.block);
         }
     })
 }
 
+/// A block for a thread to read: its text, or, for a file, its number and room for its text.
+struct Job {
+    index: usize,
+    block: Vec<u8>,
+}
+
 /// One block and its records, read as if it were the whole input.
 struct Part {
+    /// The block's lines are `block[skip..]`.
     block: Vec<u8>,
+    skip: usize,
     reading: Reading,
     /// Whether a line broke a rule on its own (it is then read again after the records before
     /// it, for the error).
     failed: bool,
+    /// Why the block could not be read from the file.
+    error: Option<std::io::Error>,
 }
 
 impl Part {
-    fn read(block: Vec<u8>) -> Part {
+    /// Reads the records of `job`'s block: read from `file` first, when the input is one.
+    fn read(job: Job, file: Option<&FileBlocks>) -> Part {
+        let Job { index, mut block } = job;
         let mut reading = Reading::new(Earlier::default());
+        let skip = match file.map(|file| file.read(index, &mut block)) {
+            None => 0,
+            Some(Ok(skip)) => skip,
+            Some(Err(error)) => {
+                return Part { block, skip: 0, reading, failed: true, error: Some(error) };
+            }
+        };
         let mut failed = false;
-        for (line, record) in (1..).zip(block_lines(&block)) {
+        for (line, record) in (1..).zip(block_lines(&block[skip..])) {
             if reading.add(line, record).is_err() {
                 failed = true;
                 break;
             }
         }
-        Part { block, reading, failed }
+        Part { block, skip, reading, failed, error: None }
     }
 }
 
@@ -211,6 +251,15 @@ mod tests {
         outcome(read())
     }
 
+    /// As [`read`], from a regular file (read by the threads at the blocks' positions).
+    fn read_file(text: &[u8], earlier: Earlier, threads: usize, block_size: usize) -> String {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut file, text).unwrap();
+        let mut input = RecordReader::open(file.path()).unwrap();
+        let progress = &mut Progress::new(true, "");
+        outcome(read_in_blocks(&mut input, progress, earlier, threads, block_size))
+    }
+
     fn read(text: &[u8], earlier: Earlier, threads: usize, block_size: usize) -> String {
         let mut input = RecordReader::new(std::io::Cursor::new(text.to_vec()), "test".into());
         let progress = &mut Progress::new(true, "");
@@ -271,9 +320,10 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// Blocks of any size on any number of threads read what one line at a time reads,
-        /// with and without the shortcut for plain lines: the same records, names and line
-        /// numbers, or the same error at the same line.
+        /// Blocks of any size on any number of threads, handed out or read from a file at
+        /// their positions, read what one line at a time reads, with and without the shortcut
+        /// for plain lines: the same records, names and line numbers, or the same error at the
+        /// same line.
         #[test]
         fn blocks_read_what_lines_read(
             (text, earlier) in input(),
@@ -282,7 +332,8 @@ mod tests {
         ) {
             let expected = reference(&text, earlier);
             prop_assert_eq!(read(&text, earlier, 1, 0), expected.clone());
-            prop_assert_eq!(read(&text, earlier, threads, block_size), expected);
+            prop_assert_eq!(read(&text, earlier, threads, block_size), expected.clone());
+            prop_assert_eq!(read_file(&text, earlier, threads, block_size), expected);
         }
     }
 

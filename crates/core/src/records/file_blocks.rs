@@ -1,0 +1,191 @@
+//! Blocks of whole lines of a regular file, each read at its position by the thread that reads
+//! its records: no one thread reads the whole input for the others.
+//!
+//! Block `i` holds the lines that start in bytes `i * size` to `(i + 1) * size` from where the
+//! reader stood (a line starts at the first byte, or after an LF), whole: its last line is read
+//! on past the range up to its LF. The last block reads on to the end of the file, however far
+//! it has grown since it was measured. The blocks are thus the file's lines, each once, in
+//! order, as a stream reader would cut them.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+/// Bytes read at once past a block's range, looking for the end of its last line.
+const READ_ON: usize = 64 * 1024;
+
+/// A regular file cut into blocks of about `size` bytes.
+#[derive(Debug)]
+pub(super) struct FileBlocks {
+    file: File,
+    /// Where the first block starts.
+    start: u64,
+    size: u64,
+    count: usize,
+}
+
+impl FileBlocks {
+    /// The blocks of `file` from `start` on (its length now decides how many there are).
+    pub(super) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
+        let len = file.metadata()?.len();
+        let size = size.max(1) as u64;
+        let count = len.saturating_sub(start).div_ceil(size).max(1);
+        let count = usize::try_from(count).map_err(|_| io::Error::other("file too large"))?;
+        Ok(FileBlocks { file, start, size, count })
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Moves the file's position to its end, as reading it through would have (a process that
+    /// shares standard input then reads on from there).
+    pub(super) fn finish(&self) -> io::Result<()> {
+        io::Seek::seek(&mut &self.file, io::SeekFrom::End(0)).map(|_| ())
+    }
+
+    /// Block `i` into `block` (emptied first): its lines, their line endings kept, are
+    /// `block[returned..]` (what comes before them is the end of the line before).
+    pub(super) fn read(&self, i: usize, block: &mut Vec<u8>) -> io::Result<usize> {
+        block.clear();
+        let last = i + 1 == self.count;
+        let from = self.start + i as u64 * self.size;
+        let to = from + self.size;
+        // The byte before the range too, but for the first block: an LF there starts a line
+        // at the range's start.
+        let before = u64::from(i > 0);
+        let mut end = from - before + self.append(block, from - before, self.size + before)?;
+        if last {
+            // On to the end of the file, however far it has grown.
+            loop {
+                let got = self.append(block, end, READ_ON as u64)?;
+                if got == 0 {
+                    break;
+                }
+                end += got;
+            }
+        }
+        let mut skip = 0;
+        if i > 0 {
+            match memchr::memchr(b'\n', block) {
+                // A line starts in the range after this LF (or, in the last block, anywhere
+                // after it).
+                Some(lf) if last || from + (lf as u64) < to => skip = lf + 1,
+                // The line that started before the range runs through all of it.
+                _ => {
+                    block.clear();
+                    return Ok(0);
+                }
+            }
+        }
+        if last {
+            return Ok(skip);
+        }
+        // The last line that starts in the range ends at the first LF from the range's last
+        // byte on.
+        if end < to || block.len() == skip || block.last() == Some(&b'\n') {
+            return Ok(skip); // (a file shorter now than when it was measured ends here)
+        }
+        loop {
+            let searched = block.len();
+            let got = self.append(block, end, READ_ON as u64)?;
+            if got == 0 {
+                return Ok(skip); // the file ends in the line
+            }
+            end += got;
+            if let Some(lf) = memchr::memchr(b'\n', &block[searched..]) {
+                block.truncate(searched + lf + 1);
+                return Ok(skip);
+            }
+        }
+    }
+
+    /// Appends up to `want` bytes of the file from position `at` to `block`; returns how many
+    /// (fewer only at the end of the file).
+    fn append(&self, block: &mut Vec<u8>, at: u64, want: u64) -> io::Result<u64> {
+        let filled = block.len();
+        block.resize(filled + want as usize, 0);
+        let mut got = 0;
+        while got < want as usize {
+            match self.file.read_at(&mut block[filled + got..], at + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    block.truncate(filled);
+                    return Err(e);
+                }
+            }
+        }
+        block.truncate(filled + got);
+        Ok(got as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn blocks_of(text: &[u8], start: u64, size: usize) -> Vec<Vec<u8>> {
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, text).unwrap();
+        let blocks = FileBlocks::new(file, start, size).unwrap();
+        let mut block = Vec::new();
+        (0..blocks.count())
+            .map(|i| {
+                let skip = blocks.read(i, &mut block).unwrap();
+                block[skip..].to_vec()
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The blocks are the file's text from the start on, cut only after an LF.
+        #[test]
+        fn blocks_cut_the_file_at_line_ends(
+            text in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a')], 0..300),
+            start in 0..310usize,
+            size in 1..50usize,
+        ) {
+            let start = start.min(text.len());
+            let blocks = blocks_of(&text, start as u64, size);
+            prop_assert_eq!(blocks.concat(), &text[start..]);
+            // A block ends with an LF, unless the file ends in its last line.
+            for (i, block) in blocks.iter().enumerate() {
+                let rest_empty = blocks[i + 1..].iter().all(Vec::is_empty);
+                prop_assert!(block.is_empty() || block.ends_with(b"\n") || rest_empty);
+            }
+        }
+    }
+
+    #[test]
+    fn the_last_block_reads_what_the_file_grew_by() {
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, b"aaaa").unwrap();
+        let blocks = FileBlocks::new(file.try_clone().unwrap(), 0, 2).unwrap();
+        std::io::Write::write_all(&mut file, b"\nxx\n").unwrap();
+        let mut block = Vec::new();
+        let text: Vec<u8> = (0..blocks.count())
+            .flat_map(|i| {
+                let skip = blocks.read(i, &mut block).unwrap();
+                block[skip..].to_vec()
+            })
+            .collect();
+        assert_eq!(text, b"aaaa\nxx\n");
+    }
+
+    #[test]
+    fn a_line_longer_than_blocks_is_read_whole_by_the_block_it_starts_in() {
+        let text = b"short\nthis line is longer than three blocks\nend";
+        let blocks = blocks_of(text, 0, 8);
+        assert_eq!(blocks[0], b"short\nthis line is longer than three blocks\n");
+        assert!(blocks[1..blocks.len() - 1].iter().all(Vec::is_empty), "{blocks:?}");
+        assert_eq!(blocks.last().unwrap(), b"end");
+        assert_eq!(blocks_of(b"", 0, 8), [Vec::<u8>::new()]);
+        assert_eq!(blocks_of(b"ab\ncd\n", 1, 2), [b"b\n".to_vec(), b"cd\n".to_vec(), vec![]]);
+    }
+}
