@@ -8,7 +8,7 @@
 //! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
-//! | `search.rs` | the tree walk over the tables, on threads ([`find_near_groups`]) |
+//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]) |
 //! | `wide.rs` | the rule of any width; wide fingerprints searched word by word, the total checked ([`find_near`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |

@@ -13,18 +13,13 @@
 //! agrees on. Along a path that means the pair must disagree on every block the path skipped;
 //! a set in which all members agree on a skipped block holds no such pair and is dropped too.
 
-use std::io;
-
-use sh_core::{Error, Result};
-
-use crate::index::{GroupIndex, Index};
-use crate::output::Selection;
-use crate::split::{
-    run_length, sort_by_block, sort_by_block_on_threads, Grouper, HASH_GROUPS_UP_TO,
-};
+use crate::split::{run_length, sort_by_block, Grouper, HASH_GROUPS_UP_TO};
 use crate::tables::{Blocks, Tables};
-use sh_core::memory::fallible;
-use sh_core::threads::spawn_or_run;
+
+mod parallel;
+
+pub(crate) use parallel::GroupPairs;
+pub use parallel::{find_near_groups, search_in_parallel};
 
 /// What a search does with each pair it finds.
 pub trait OnPair {
@@ -66,6 +61,8 @@ pub struct Search<'a, F> {
     groupers: Vec<Grouper>,
     /// Pairs of fingerprints compared bit by bit: the work of the leaves.
     pub compared: u64,
+    /// Room for a part to be reordered, when it may not be where it is.
+    copy: Vec<u64>,
 }
 
 impl<'a, F: OnPair> Search<'a, F> {
@@ -80,6 +77,7 @@ impl<'a, F: OnPair> Search<'a, F> {
             on_pair,
             groupers: Vec::new(),
             compared: 0,
+            copy: Vec::new(),
         }
     }
 
@@ -97,18 +95,11 @@ impl<'a, F: OnPair> Search<'a, F> {
         0..=self.k as usize
     }
 
-    /// Splits `set` by block `first` and returns the ranges of the parts worth searching. A
-    /// large set is sorted on `threads` threads, with `scratch` as room for a copy.
-    pub fn split_by_first_block(
-        &self,
-        set: &mut Vec<u64>,
-        first: usize,
-        threads: usize,
-        scratch: &mut Vec<u64>,
-    ) -> Vec<std::ops::Range<usize>> {
+    /// The ranges of the parts of `set`, in order by block `first`, worth searching: its runs
+    /// of one value of the block, of two or more, that can hold a pair first found here.
+    pub fn parts_by_first_block(&self, set: &[u64], first: usize) -> Vec<std::ops::Range<usize>> {
         let skipped: Vec<u64> = (0..first).map(|j| self.blocks.mask(j)).collect();
         let mask = self.blocks.mask(first);
-        sort_by_block_on_threads(set, mask, threads, scratch);
         let mut parts = Vec::new();
         let mut start = 0;
         while start < set.len() {
@@ -121,7 +112,7 @@ impl<'a, F: OnPair> Search<'a, F> {
         parts
     }
 
-    /// Searches one part from [`Search::split_by_first_block`] of block `first`.
+    /// Searches one part from [`Search::parts_by_first_block`] of block `first`.
     pub fn run_part(&mut self, part: &mut [u64], first: usize) {
         self.skipped.clear();
         self.skipped.extend((0..first).map(|j| self.blocks.mask(j)));
@@ -249,163 +240,6 @@ impl<'a, F: OnPair> Search<'a, F> {
             if self.tables.finds(x) && self.skipped.iter().all(|&m| x & m != 0) {
                 self.on_pair.found(a.min(b), a.max(b));
             }
-        }
-    }
-}
-
-/// Searches `set` (distinct fingerprints, reordered) with one handler per thread, each told of
-/// the pairs its thread finds; returns the number of pairs compared.
-pub fn search_in_parallel<H: OnPair + Send>(
-    tables: &Tables,
-    set: &mut Vec<u64>,
-    handlers: &mut [H],
-) -> u64 {
-    let threads = handlers.len();
-    assert!(threads >= 1, "at least one handler");
-    let mut compared = 0;
-    if tables.k() == 0 {
-        return 0; // distinct fingerprints are never 0 bits apart
-    }
-    let splitter = Search::new(tables, CollectPairs::default());
-    let mut scratch = Vec::new();
-    let last_split = *splitter.first_blocks().end();
-    for first in splitter.first_blocks() {
-        let parts = splitter.split_by_first_block(set, first, threads, &mut scratch);
-        if first == last_split {
-            scratch = Vec::new(); // 8 bytes a fingerprint, not needed for the last parts
-        }
-        let shares = share_out(set, &parts, threads);
-        compared += std::thread::scope(|scope| {
-            let workers: Vec<_> = shares
-                .into_iter()
-                .zip(handlers.iter_mut())
-                .map(|(share, handler)| {
-                    spawn_or_run(scope, move || {
-                        let mut search = Search::new(tables, handler);
-                        for part in share {
-                            search.run_part(part, first);
-                        }
-                        search.compared
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join()).sum::<u64>()
-        });
-    }
-    compared
-}
-
-/// Cuts `set` into the disjoint `parts` and deals them to `threads` shares of about equal work
-/// (largest first, each to the least loaded share).
-fn share_out<'s>(
-    set: &'s mut [u64],
-    parts: &[std::ops::Range<usize>],
-    threads: usize,
-) -> Vec<Vec<&'s mut [u64]>> {
-    let mut slices = Vec::with_capacity(parts.len());
-    let mut rest = set;
-    let mut offset = 0;
-    for part in parts {
-        let (_, tail) = rest.split_at_mut(part.start - offset);
-        let (slice, tail) = tail.split_at_mut(part.len());
-        slices.push(slice);
-        rest = tail;
-        offset = part.end;
-    }
-    // Comparisons grow with the square of a part's size.
-    slices.sort_by_key(|slice| std::cmp::Reverse(slice.len()));
-    let mut shares: Vec<(u64, Vec<&mut [u64]>)> = (0..threads).map(|_| (0, Vec::new())).collect();
-    for slice in slices {
-        let lightest = shares.iter_mut().min_by_key(|(load, _)| *load).expect("threads >= 1");
-        lightest.0 += (slice.len() as u64).pow(2);
-        lightest.1.push(slice);
-    }
-    shares.into_iter().map(|(_, share)| share).collect()
-}
-
-/// Every pair of groups (distinct 64-bit fingerprints) within K bits that the selection can
-/// use, and the number of fingerprint pairs compared. `room` is a buffer for the search's copy
-/// of the distinct fingerprints ([`Index::take_room`], or none).
-pub fn find_near_groups(
-    index: &Index,
-    tables: &Tables,
-    threads: usize,
-    selection: Selection,
-    room: Vec<u64>,
-) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
-    let mut set = copy_into(room, index.distinct64());
-    let mut handlers: Vec<NearGroups> = (0..threads.max(1))
-        .map(|_| NearGroups { index, selection, pairs: GroupPairs::default() })
-        .collect();
-    let compared = search_in_parallel(tables, &mut set, &mut handlers);
-    drop(set);
-    let near = GroupPairs::gather(handlers.into_iter().map(|h| h.pairs))?;
-    Ok((near, compared))
-}
-
-/// `values` in `room`'s buffer (its contents dropped), grown only if too small.
-pub(crate) fn copy_into(room: Vec<u64>, values: &[u64]) -> Vec<u64> {
-    let mut copy = room;
-    copy.clear();
-    copy.extend_from_slice(values);
-    copy
-}
-
-/// Pairs of groups found by one thread, held as long as memory allows.
-#[derive(Debug, Default)]
-pub(crate) struct GroupPairs {
-    pairs: Vec<(GroupIndex, GroupIndex)>,
-    out_of_memory: bool,
-}
-
-impl GroupPairs {
-    pub(crate) fn push(&mut self, g: GroupIndex, h: GroupIndex) {
-        if self.out_of_memory {
-            return;
-        }
-        if self.pairs.len() == self.pairs.capacity()
-            && fallible(|| self.pairs.try_reserve(self.pairs.len().max(1024))).is_err()
-        {
-            self.out_of_memory = true;
-            return;
-        }
-        self.pairs.push((g, h));
-    }
-
-    /// The pairs of every thread in one list, or an error when they did not fit in memory.
-    pub(crate) fn gather(
-        parts: impl IntoIterator<Item = GroupPairs>,
-    ) -> Result<Vec<(GroupIndex, GroupIndex)>> {
-        let parts: Vec<GroupPairs> = parts.into_iter().collect();
-        let total: usize = parts.iter().map(|p| p.pairs.len()).sum();
-        let mut near = Vec::new();
-        if parts.iter().any(|p| p.out_of_memory)
-            || fallible(|| near.try_reserve_exact(total)).is_err()
-        {
-            return Err(Error::io(
-                "cannot hold the near pairs of distinct fingerprints in memory",
-                io::Error::from(io::ErrorKind::OutOfMemory),
-            ));
-        }
-        for part in parts {
-            near.extend(part.pairs);
-        }
-        Ok(near)
-    }
-}
-
-/// One thread's share of the pairs found, as pairs of groups.
-struct NearGroups<'a> {
-    index: &'a Index,
-    selection: Selection,
-    pairs: GroupPairs,
-}
-
-impl OnPair for NearGroups<'_> {
-    fn found(&mut self, a: u64, b: u64) {
-        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
-        if self.selection.useful(self.index, g, h) {
-            self.pairs.push(g, h);
         }
     }
 }

@@ -264,7 +264,6 @@ fn find_near_groups_wide(
         // Fingerprints whose word values are near.
         let tables = rule.word_tables(blocks, by_value.groups())?;
         summary.blocks.push(tables.blocks().count() as u32);
-        let mut set = crate::search::copy_into(room, by_value.distinct64());
         let mut handlers: Vec<WordPairs> = (0..threads)
             .map(|_| WordPairs {
                 by_value: &by_value,
@@ -273,7 +272,7 @@ fn find_near_groups_wide(
                 verified: 0,
             })
             .collect();
-        summary.compared += search_in_parallel(&tables, &mut set, &mut handlers);
+        summary.compared += search_in_parallel(&tables, by_value.distinct64(), room, &mut handlers);
         for handler in handlers {
             summary.verified += handler.verified;
             found.push(handler.pairs);

@@ -1,0 +1,240 @@
+//! The search on threads: the parts of each first block dealt out to one thread and handler
+//! each ([`search_in_parallel`]), and the pairs of groups they find gathered
+//! ([`find_near_groups`]).
+
+use std::io;
+
+use sh_core::memory::fallible;
+use sh_core::threads::spawn_or_run;
+use sh_core::{Error, Result};
+
+use super::{CollectPairs, OnPair, Search};
+use crate::index::{GroupIndex, Index};
+use crate::output::Selection;
+use crate::split::{sort_by_block_into, sort_by_block_on_threads};
+use crate::tables::Tables;
+
+/// Searches `distinct` (distinct fingerprints, ascending) with one handler per thread, each
+/// told of the pairs its thread finds; returns the number of pairs compared. `room` is a buffer
+/// for the copies the search reorders (its contents dropped; pages already in memory save the
+/// system's zeroing).
+///
+/// The fingerprints ascend, so they are in order by block 0, their highest bits, already: the
+/// parts of the first split are searched where they are, each copied into a buffer of its
+/// thread (in cache) as the search reorders it. For each later block the fingerprints are
+/// sorted into `room` (and a second buffer, in turn) first.
+pub fn search_in_parallel<H: OnPair + Send>(
+    tables: &Tables,
+    distinct: &[u64],
+    room: Vec<u64>,
+    handlers: &mut [H],
+) -> u64 {
+    let threads = handlers.len();
+    assert!(threads >= 1, "at least one handler");
+    debug_assert!(distinct.is_sorted(), "the fingerprints ascend");
+    if tables.k() == 0 {
+        return 0; // distinct fingerprints are never 0 bits apart
+    }
+    let splitter = Search::new(tables, CollectPairs::default());
+    let parts = splitter.parts_by_first_block(distinct, 0);
+    let slices = parts.iter().map(|part| &distinct[part.clone()]).collect();
+    let mut compared = search_shares(tables, deal(slices, threads), handlers, |search, part| {
+        search.copy.clear();
+        search.copy.extend_from_slice(part);
+        let mut copy = std::mem::take(&mut search.copy);
+        search.run_part(&mut copy, 0);
+        search.copy = copy;
+    });
+    let (mut set, mut scratch) = (room, Vec::new());
+    let last_split = *splitter.first_blocks().end();
+    for first in 1..=last_split {
+        let mask = tables.blocks().mask(first);
+        if first == 1 {
+            sort_by_block_into(distinct, mask, threads, &mut set);
+        } else {
+            sort_by_block_on_threads(&mut set, mask, threads, &mut scratch);
+        }
+        if first == last_split {
+            scratch = Vec::new(); // 8 bytes a fingerprint, not needed for the last parts
+        }
+        let parts = splitter.parts_by_first_block(&set, first);
+        let slices = cut_mut(&mut set, &parts);
+        compared += search_shares(tables, deal(slices, threads), handlers, |search, part| {
+            search.run_part(part, first);
+        });
+    }
+    compared
+}
+
+/// Searches each thread's share of parts with `search_part`, a thread and a handler a share;
+/// returns the number of pairs compared.
+fn search_shares<'s, H: OnPair + Send, S: Send + 's>(
+    tables: &Tables,
+    shares: Vec<Vec<S>>,
+    handlers: &mut [H],
+    search_part: impl Fn(&mut Search<&mut H>, S) + Sync,
+) -> u64 {
+    let search_part = &search_part;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = shares
+            .into_iter()
+            .zip(handlers.iter_mut())
+            .map(|(share, handler)| {
+                spawn_or_run(scope, move || {
+                    let mut search = Search::new(tables, handler);
+                    for part in share {
+                        search_part(&mut search, part);
+                    }
+                    search.compared
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join()).sum::<u64>()
+    })
+}
+
+/// The disjoint `parts` of `set`, as slices of their own.
+fn cut_mut<'s>(set: &'s mut [u64], parts: &[std::ops::Range<usize>]) -> Vec<&'s mut [u64]> {
+    let mut slices = Vec::with_capacity(parts.len());
+    let mut rest = set;
+    let mut offset = 0;
+    for part in parts {
+        let (_, tail) = rest.split_at_mut(part.start - offset);
+        let (slice, tail) = tail.split_at_mut(part.len());
+        slices.push(slice);
+        rest = tail;
+        offset = part.end;
+    }
+    slices
+}
+
+/// Deals parts to `threads` shares of about equal work (largest first, each to the least
+/// loaded share).
+fn deal<S: AsRef<[u64]>>(mut slices: Vec<S>, threads: usize) -> Vec<Vec<S>> {
+    // Comparisons grow with the square of a part's size.
+    slices.sort_by_key(|slice| std::cmp::Reverse(slice.as_ref().len()));
+    let mut shares: Vec<(u64, Vec<S>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+    for slice in slices {
+        let lightest = shares.iter_mut().min_by_key(|(load, _)| *load).expect("threads >= 1");
+        lightest.0 += (slice.as_ref().len() as u64).pow(2);
+        lightest.1.push(slice);
+    }
+    shares.into_iter().map(|(_, share)| share).collect()
+}
+
+/// Every pair of groups (distinct 64-bit fingerprints) within K bits that the selection can
+/// use, and the number of fingerprint pairs compared. `room` is a buffer for the search's copy
+/// of the distinct fingerprints ([`Index::take_room`], or none).
+pub fn find_near_groups(
+    index: &Index,
+    tables: &Tables,
+    threads: usize,
+    selection: Selection,
+    room: Vec<u64>,
+) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
+    let mut handlers: Vec<NearGroups> = (0..threads.max(1))
+        .map(|_| NearGroups { index, selection, pairs: GroupPairs::default() })
+        .collect();
+    let compared = search_in_parallel(tables, index.distinct64(), room, &mut handlers);
+    let near = GroupPairs::gather(handlers.into_iter().map(|h| h.pairs))?;
+    Ok((near, compared))
+}
+
+/// Pairs of groups found by one thread, held as long as memory allows.
+#[derive(Debug, Default)]
+pub(crate) struct GroupPairs {
+    pairs: Vec<(GroupIndex, GroupIndex)>,
+    out_of_memory: bool,
+}
+
+impl GroupPairs {
+    pub(crate) fn push(&mut self, g: GroupIndex, h: GroupIndex) {
+        if self.out_of_memory {
+            return;
+        }
+        if self.pairs.len() == self.pairs.capacity()
+            && fallible(|| self.pairs.try_reserve(self.pairs.len().max(1024))).is_err()
+        {
+            self.out_of_memory = true;
+            return;
+        }
+        self.pairs.push((g, h));
+    }
+
+    /// The pairs of every thread in one list, or an error when they did not fit in memory.
+    pub(crate) fn gather(
+        parts: impl IntoIterator<Item = GroupPairs>,
+    ) -> Result<Vec<(GroupIndex, GroupIndex)>> {
+        let parts: Vec<GroupPairs> = parts.into_iter().collect();
+        let total: usize = parts.iter().map(|p| p.pairs.len()).sum();
+        let mut near = Vec::new();
+        if parts.iter().any(|p| p.out_of_memory)
+            || fallible(|| near.try_reserve_exact(total)).is_err()
+        {
+            return Err(Error::io(
+                "cannot hold the near pairs of distinct fingerprints in memory",
+                io::Error::from(io::ErrorKind::OutOfMemory),
+            ));
+        }
+        for part in parts {
+            near.extend(part.pairs);
+        }
+        Ok(near)
+    }
+}
+
+/// One thread's share of the pairs found, as pairs of groups.
+struct NearGroups<'a> {
+    index: &'a Index,
+    selection: Selection,
+    pairs: GroupPairs,
+}
+
+impl OnPair for NearGroups<'_> {
+    fn found(&mut self, a: u64, b: u64) {
+        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
+        if self.selection.useful(self.index, g, h) {
+            self.pairs.push(g, h);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Above the parallel sort's threshold, on 1-3 threads, the search of the parts of each
+    /// first block finds what one thread's walk of the whole tree finds (which the tests above
+    /// hold to the oracle): clustered fingerprints (alike in their high blocks), random ones,
+    /// and planted copies of both.
+    #[test]
+    fn the_parallel_search_of_a_large_set_finds_what_one_walk_finds() {
+        let mut next = sh_testkit::xorshift(0x5851_f42d_4c95_7f2d);
+        let base = next();
+        let mut fps: Vec<u64> = (0..300_000)
+            .map(|i| if i % 15 == 0 { base ^ (next() & 0xff_ffff) } else { next() })
+            .collect();
+        for i in 0..30_000 {
+            let flips = (0..1 + i % 3).fold(0u64, |f, _| f | 1 << (next() % 64));
+            fps.push(fps[i * 7] ^ flips);
+        }
+        fps.sort_unstable();
+        fps.dedup();
+        for (b, k) in [(5, 3), (6, 3), (7, 2)] {
+            let tables = Tables::new(b, k).unwrap();
+            let mut walked = CollectPairs::default();
+            Search::new(&tables, &mut walked).run(&mut fps.clone());
+            walked.0.sort_unstable();
+            assert!(walked.0.len() > 1000, "B={b} K={k}: {} pairs", walked.0.len());
+            for threads in 1..=3 {
+                let mut handlers: Vec<CollectPairs> =
+                    (0..threads).map(|_| CollectPairs::default()).collect();
+                let room = vec![0; fps.len() + 10];
+                search_in_parallel(&tables, &fps, room, &mut handlers);
+                let mut found: Vec<(u64, u64)> = handlers.into_iter().flat_map(|h| h.0).collect();
+                found.sort_unstable();
+                assert_eq!(found, walked.0, "B={b} K={k}, {threads} threads");
+            }
+        }
+    }
+}
