@@ -274,30 +274,7 @@ pub(crate) fn sort_by_block_into(set: &[u64], mask: u64, threads: usize, sorted:
     let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
 
     let chunk = n.div_ceil(threads);
-    let chunk_counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
-        let counters: Vec<_> = set
-            .chunks(chunk)
-            .map(|part| {
-                spawn_or_run(scope, move || {
-                    let mut counts = vec![0usize; values];
-                    for &fp in part {
-                        counts[value(fp)] += 1;
-                    }
-                    counts
-                })
-            })
-            .collect();
-        counters.into_iter().map(|c| c.join()).collect()
-    });
-    let mut starts = vec![0usize; values + 1];
-    for counts in &chunk_counts {
-        for (total, count) in starts[1..].iter_mut().zip(counts) {
-            *total += count;
-        }
-    }
-    for v in 1..=values {
-        starts[v] += starts[v - 1];
-    }
+    let (chunk_counts, starts) = count_chunks(set, chunk, values, value);
 
     if sorted.len() >= n {
         sorted.truncate(n); // pages in memory already
@@ -349,6 +326,42 @@ pub(crate) fn sort_by_block_into(set: &[u64], mask: u64, threads: usize, sorted:
             }
         });
     }
+}
+
+/// For a counting sort of `set` by `value` (below `values`) on threads: how many of each
+/// chunk's fingerprints have each value (a thread a chunk of `chunk`), and where each value's
+/// run starts when they are sorted (and the end).
+pub(crate) fn count_chunks(
+    set: &[u64],
+    chunk: usize,
+    values: usize,
+    value: impl Fn(u64) -> usize + Copy + Send,
+) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let chunk_counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
+        let counters: Vec<_> = set
+            .chunks(chunk)
+            .map(|part| {
+                spawn_or_run(scope, move || {
+                    let mut counts = vec![0usize; values];
+                    for &fp in part {
+                        counts[value(fp)] += 1;
+                    }
+                    counts
+                })
+            })
+            .collect();
+        counters.into_iter().map(|c| c.join()).collect()
+    });
+    let mut starts = vec![0usize; values + 1];
+    for counts in &chunk_counts {
+        for (total, count) in starts[1..].iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
+    for v in 1..=values {
+        starts[v] += starts[v - 1];
+    }
+    (chunk_counts, starts)
 }
 
 /// How many fingerprints at the start of `set` have the bits of the first under `mask`.

@@ -2,6 +2,7 @@
 //! fingerprint, runs of buckets filled and sorted on threads of their own.
 
 use super::RecordIndex;
+use crate::split::count_chunks;
 use sh_core::threads::spawn_or_run;
 
 /// Below this many records one thread sorts all the buckets.
@@ -54,30 +55,8 @@ pub(super) fn deal_into_buckets(
 ) -> Vec<usize> {
     let buckets = 1usize << bits;
     let chunk = fingerprints.len().div_ceil(threads).max(1);
-    let chunk_counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
-        let counters: Vec<_> = fingerprints
-            .chunks(chunk)
-            .map(|part| {
-                spawn_or_run(scope, move || {
-                    let mut counts = vec![0usize; buckets];
-                    for &fp in part {
-                        counts[top_bits(fp, bits)] += 1;
-                    }
-                    counts
-                })
-            })
-            .collect();
-        counters.into_iter().map(|c| c.join()).collect()
-    });
-    let mut bucket_start = vec![0usize; buckets + 1];
-    for counts in &chunk_counts {
-        for (total, count) in bucket_start[1..].iter_mut().zip(counts) {
-            *total += count;
-        }
-    }
-    for b in 1..=buckets {
-        bucket_start[b] += bucket_start[b - 1];
-    }
+    let (chunk_counts, bucket_start) =
+        count_chunks(fingerprints, chunk, buckets, move |fp| top_bits(fp, bits));
     // Each bucket's places, cut into the shares of the chunks in their order.
     type Share<'s> = Vec<(std::slice::IterMut<'s, RecordIndex>, std::slice::IterMut<'s, u64>)>;
     let mut shares: Vec<Share> = chunk_counts.iter().map(|_| Vec::with_capacity(buckets)).collect();
