@@ -144,6 +144,12 @@ impl Part {
                 return Part { block, skip: 0, reading, failed: true, error: Some(error) };
             }
         };
+        // Room for a fingerprint word per 16 bytes, so that the list is not grown and copied
+        // as it fills: a line of a 64-bit one has 2 to 21 bytes (random ones about 20), of a
+        // wide one 35 or 67 (2 or 4 words). At most what an ordinary block needs: a block made
+        // long by one long line holds few records.
+        let room = ((block.len() - skip) / 16 + 1).min(BLOCK / 8);
+        reading.records.fingerprints.reserve(room);
         let mut failed = false;
         for (line, record) in (1..).zip(block_lines(&block[skip..])) {
             if reading.add(line, record).is_err() {
