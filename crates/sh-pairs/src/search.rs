@@ -16,7 +16,10 @@
 use crate::split::{run_length, sort_by_block, Grouper, HASH_GROUPS_UP_TO};
 use crate::tables::{Blocks, Tables};
 
+mod chains;
 mod parallel;
+
+use chains::{Chains, CHAIN_BITS, CHAIN_MEMBERS};
 
 pub(crate) use parallel::GroupPairs;
 pub use parallel::{find_near_groups, search_in_parallel};
@@ -59,6 +62,8 @@ pub struct Search<'a, F> {
     /// One grouper for each depth, so that a set grouped inside another's groups reuses the
     /// tables of the sets before it at its depth.
     groupers: Vec<Grouper>,
+    /// For the last block of a table.
+    chains: Chains,
     /// Pairs of fingerprints compared bit by bit: the work of the leaves.
     pub compared: u64,
     /// Room for a part to be reordered, when it may not be where it is.
@@ -76,6 +81,7 @@ impl<'a, F: OnPair> Search<'a, F> {
             skipped: Vec::new(),
             on_pair,
             groupers: Vec::new(),
+            chains: Chains::default(),
             compared: 0,
             copy: Vec::new(),
         }
@@ -95,28 +101,15 @@ impl<'a, F: OnPair> Search<'a, F> {
         0..=self.k as usize
     }
 
-    /// The ranges of the parts of `set`, in order by block `first`, worth searching: its runs
-    /// of one value of the block, of two or more, that can hold a pair first found here.
-    pub fn parts_by_first_block(&self, set: &[u64], first: usize) -> Vec<std::ops::Range<usize>> {
-        let skipped: Vec<u64> = (0..first).map(|j| self.blocks.mask(j)).collect();
-        let mask = self.blocks.mask(first);
-        let mut parts = Vec::new();
-        let mut start = 0;
-        while start < set.len() {
-            let len = run_length(&set[start..], mask);
-            if len >= 2 && disagrees_on_each(&set[start..start + len], &skipped) {
-                parts.push(start..start + len);
-            }
-            start += len;
-        }
-        parts
-    }
-
-    /// Searches one part from [`Search::parts_by_first_block`] of block `first`.
+    /// Searches one part of the split by block `first`: a run of two or more members of `set`
+    /// (ordered by the block) with one value of it. Parts whose members all agree on a block
+    /// before `first` hold no pair first found here and are passed over.
     pub fn run_part(&mut self, part: &mut [u64], first: usize) {
         self.skipped.clear();
         self.skipped.extend((0..first).map(|j| self.blocks.mask(j)));
-        self.descend(part, 1, Some(first));
+        if disagrees_on_each(part, &self.skipped) {
+            self.descend(part, 1, Some(first));
+        }
         self.skipped.clear();
     }
 
@@ -134,9 +127,14 @@ impl<'a, F: OnPair> Search<'a, F> {
         // Leave enough blocks after this one to complete the table.
         let last_choice = self.k as usize + depth;
         let skipped_before = self.skipped.len();
+        let leaf = depth + 1 == self.table_size;
         for block in first_choice..=last_choice {
             let mask = self.blocks.mask(block);
-            if set.len() <= HASH_GROUPS_UP_TO {
+            let bits = mask.count_ones();
+            if leaf && set.len() < 1 << bits && bits <= CHAIN_BITS && set.len() <= CHAIN_MEMBERS {
+                // Most members alone in their value: the pairs of the groups at once.
+                self.leaf_pairs(set, mask);
+            } else if set.len() <= HASH_GROUPS_UP_TO {
                 self.descend_grouped(set, mask, depth, block);
             } else {
                 self.descend_sorted(set, mask, depth, block);
@@ -185,6 +183,20 @@ impl<'a, F: OnPair> Search<'a, F> {
             }
         }
         self.groupers[depth] = grouper;
+    }
+
+    /// The pairs of `set` that agree on the last block of a table, under `mask`: compared as
+    /// [`Search::compare_few`] compares a group's pairs, in one pass of [`Chains`].
+    fn leaf_pairs(&mut self, set: &[u64], mask: u64) {
+        let mut chains = std::mem::take(&mut self.chains);
+        let k = self.reach;
+        chains.pairs(set, mask, |a, b| {
+            self.compared += 1;
+            if (a ^ b).count_ones() <= k {
+                self.check_each(a, &[b]);
+            }
+        });
+        self.chains = chains;
     }
 
     /// [`Search::compare_all`], with the groups of two and three (most groups, where the

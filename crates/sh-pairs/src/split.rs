@@ -235,22 +235,24 @@ const PARALLEL_SORT_FROM: usize = 1 << 18;
 const PARTITION_BITS: u32 = 13;
 
 /// [`sort_by_block`] on `threads` threads for a large set, `scratch` as room for a copy (`set`
-/// and `scratch` trade places). A set already in order is left as it is.
+/// and `scratch` trade places). A set already in order is left as it is. Returns where each
+/// value of the block starts, as [`sort_by_block_into`] does.
 pub(crate) fn sort_by_block_on_threads(
     set: &mut Vec<u64>,
     mask: u64,
     threads: usize,
     scratch: &mut Vec<u64>,
-) {
+) -> Option<Vec<usize>> {
     if set.is_sorted_by_key(|fp| fp & mask) {
-        return;
+        return None;
     }
     if threads < 2 || set.len() < PARALLEL_SORT_FROM {
         sort_by_block(set, mask);
-        return;
+        return None;
     }
-    sort_by_block_into(set, mask, threads, scratch);
+    let starts = sort_by_block_into(set, mask, threads, scratch);
     std::mem::swap(set, scratch);
+    starts
 }
 
 /// `set`'s fingerprints into `sorted` (its contents dropped, its room used), ordered by the
@@ -260,13 +262,21 @@ pub(crate) fn sort_by_block_on_threads(
 /// fingerprints of its own chunk into its own shares (no two threads write the same place, and
 /// each reads only its chunk). Then each thread takes a run of values and sorts their
 /// fingerprints on the block's lower bits, if any.
-pub(crate) fn sort_by_block_into(set: &[u64], mask: u64, threads: usize, sorted: &mut Vec<u64>) {
+///
+/// Returns where the run of each value of the block starts in `sorted` (and the end), when
+/// the pass dealt out every bit of the block (else the runs are found by reading the set).
+pub(crate) fn sort_by_block_into(
+    set: &[u64],
+    mask: u64,
+    threads: usize,
+    sorted: &mut Vec<u64>,
+) -> Option<Vec<usize>> {
     let n = set.len();
     if threads < 2 || n < PARALLEL_SORT_FROM {
         sorted.clear();
         sorted.extend_from_slice(set);
         sort_by_block(sorted, mask);
-        return;
+        return None;
     }
     let bits = mask.count_ones();
     let shift = mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS);
@@ -309,23 +319,25 @@ pub(crate) fn sort_by_block_into(set: &[u64], mask: u64, threads: usize, sorted:
         }
     });
 
-    if bits > PARTITION_BITS {
-        let runs = crate::index::bucket_runs(&starts, threads);
-        std::thread::scope(|scope| {
-            let mut from = &mut sorted[..];
-            for run in &runs {
-                let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
-                let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
-                from = from_rest;
-                let (run, starts) = (run.clone(), &starts);
-                spawn_or_run(scope, move || {
-                    for v in run {
-                        sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);
-                    }
-                });
-            }
-        });
+    if bits <= PARTITION_BITS {
+        return Some(starts);
     }
+    let runs = crate::index::bucket_runs(&starts, threads);
+    std::thread::scope(|scope| {
+        let mut from = &mut sorted[..];
+        for run in &runs {
+            let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
+            let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
+            from = from_rest;
+            let (run, starts) = (run.clone(), &starts);
+            spawn_or_run(scope, move || {
+                for v in run {
+                    sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);
+                }
+            });
+        }
+    });
+    None
 }
 
 /// For a counting sort of `set` by `value` (below `values`) on threads: how many of each

@@ -11,7 +11,7 @@ use sh_core::{Error, Result};
 use super::{CollectPairs, OnPair, Search};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
-use crate::split::{sort_by_block_into, sort_by_block_on_threads};
+use crate::split::{run_length, sort_by_block_into, sort_by_block_on_threads};
 use crate::tables::Tables;
 
 /// Searches `distinct` (distinct fingerprints, ascending) with one handler per thread, each
@@ -35,8 +35,9 @@ pub fn search_in_parallel<H: OnPair + Send>(
     if tables.k() == 0 {
         return 0; // distinct fingerprints are never 0 bits apart
     }
-    let splitter = Search::new(tables, CollectPairs::default());
-    let parts = splitter.parts_by_first_block(distinct, 0);
+    let last_split = *Search::new(tables, CollectPairs::default()).first_blocks().end();
+    let mask = tables.blocks().mask(0);
+    let parts = runs_of_block(distinct, mask, threads);
     let slices = parts.iter().map(|part| &distinct[part.clone()]).collect();
     let mut compared = search_shares(tables, deal(slices, threads), handlers, |search, part| {
         search.copy.clear();
@@ -46,24 +47,76 @@ pub fn search_in_parallel<H: OnPair + Send>(
         search.copy = copy;
     });
     let (mut set, mut scratch) = (room, Vec::new());
-    let last_split = *splitter.first_blocks().end();
     for first in 1..=last_split {
         let mask = tables.blocks().mask(first);
-        if first == 1 {
-            sort_by_block_into(distinct, mask, threads, &mut set);
+        let starts = if first == 1 {
+            sort_by_block_into(distinct, mask, threads, &mut set)
         } else {
-            sort_by_block_on_threads(&mut set, mask, threads, &mut scratch);
-        }
+            sort_by_block_on_threads(&mut set, mask, threads, &mut scratch)
+        };
         if first == last_split {
             scratch = Vec::new(); // 8 bytes a fingerprint, not needed for the last parts
         }
-        let parts = splitter.parts_by_first_block(&set, first);
+        let parts = match starts {
+            Some(starts) => runs_from_starts(&starts),
+            None => runs_of_block(&set, mask, threads),
+        };
         let slices = cut_mut(&mut set, &parts);
         compared += search_shares(tables, deal(slices, threads), handlers, |search, part| {
             search.run_part(part, first);
         });
     }
     compared
+}
+
+/// The runs of two or more members of `set` (ordered by the bits under `mask`) with one value
+/// of the block, in order: read on `threads` threads, each reading a stretch of the set that
+/// starts and ends where the value changes.
+fn runs_of_block(set: &[u64], mask: u64, threads: usize) -> Vec<std::ops::Range<usize>> {
+    let n = set.len();
+    let threads = if n < PARALLEL_RUNS_FROM { 1 } else { threads.max(1) };
+    // Each stretch's start, moved on to the first member of a value.
+    let mut cuts: Vec<usize> = (0..threads)
+        .map(|t| {
+            let mut at = t * n / threads;
+            while at > 0 && at < n && set[at] & mask == set[at - 1] & mask {
+                at += 1;
+            }
+            at
+        })
+        .collect();
+    cuts.push(n);
+    let runs: Vec<Vec<std::ops::Range<usize>>> = std::thread::scope(|scope| {
+        let readers: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (from, to) = (w[0], w[1].max(w[0]));
+                spawn_or_run(scope, move || {
+                    let mut runs = Vec::new();
+                    let mut start = from;
+                    while start < to {
+                        let len = run_length(&set[start..to], mask);
+                        if len >= 2 {
+                            runs.push(start..start + len);
+                        }
+                        start += len;
+                    }
+                    runs
+                })
+            })
+            .collect();
+        readers.into_iter().map(|r| r.join()).collect()
+    });
+    runs.concat()
+}
+
+/// Sets from this size are read for their runs on several threads.
+const PARALLEL_RUNS_FROM: usize = 1 << 18;
+
+/// The runs of two or more members of each value, from where each value's run starts (and the
+/// end).
+fn runs_from_starts(starts: &[usize]) -> Vec<std::ops::Range<usize>> {
+    starts.windows(2).filter(|w| w[1] - w[0] >= 2).map(|w| w[0]..w[1]).collect()
 }
 
 /// Searches each thread's share of parts with `search_part`, a thread and a handler a share;
@@ -202,6 +255,7 @@ impl OnPair for NearGroups<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::split::sort_by_block;
 
     /// Above the parallel sort's threshold, on 1-3 threads, the search of the parts of each
     /// first block finds what one thread's walk of the whole tree finds (which the tests above
@@ -220,7 +274,9 @@ mod tests {
         }
         fps.sort_unstable();
         fps.dedup();
-        for (b, k) in [(5, 3), (6, 3), (7, 2)] {
+        // B = 4: blocks of 16 bits, which the parallel sort deals out by 13 and finishes part by
+        // part (the runs are then read from the sorted set).
+        for (b, k) in [(5, 3), (6, 3), (7, 2), (4, 2)] {
             let tables = Tables::new(b, k).unwrap();
             let mut walked = CollectPairs::default();
             Search::new(&tables, &mut walked).run(&mut fps.clone());
@@ -234,6 +290,38 @@ mod tests {
                 let mut found: Vec<(u64, u64)> = handlers.into_iter().flat_map(|h| h.0).collect();
                 found.sort_unstable();
                 assert_eq!(found, walked.0, "B={b} K={k}, {threads} threads");
+            }
+        }
+    }
+
+    /// The runs read on threads are those read in one pass, whatever the runs across the
+    /// places where the set is cut: one value throughout, one run over the middle, runs of one.
+    #[test]
+    fn runs_read_on_threads_are_the_runs_of_one_pass() {
+        let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
+        let n = PARALLEL_RUNS_FROM + 1001;
+        let mask = 0xff << 40;
+        let random: Vec<u64> = (0..n).map(|_| next()).collect();
+        let mut middle = random.clone();
+        for fp in &mut middle[n / 3..n * 2 / 3 + 5] {
+            *fp = (*fp & !mask) | (0x80 << 40);
+        }
+        let same = vec![7u64 << 40; n];
+        let distinct: Vec<u64> = (0..n as u64).collect();
+        let sets = [("random", random, mask), ("middle", middle, mask), ("same", same, mask)];
+        for (name, mut set, mask) in sets.into_iter().chain([("distinct", distinct, u64::MAX)]) {
+            sort_by_block(&mut set, mask);
+            let mut expected = Vec::new();
+            let mut start = 0;
+            while start < n {
+                let len = run_length(&set[start..], mask);
+                if len >= 2 {
+                    expected.push(start..start + len);
+                }
+                start += len;
+            }
+            for threads in 1..=4 {
+                assert_eq!(runs_of_block(&set, mask, threads), expected, "{name}, {threads}");
             }
         }
     }
