@@ -11,7 +11,7 @@ use sh_core::{Error, Result};
 use super::{CollectPairs, OnPair, Search};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
-use crate::split::{run_length, sort_by_block_into, sort_by_block_on_threads};
+use crate::split::{run_length, sort_by_block_into};
 use crate::tables::Tables;
 
 /// Searches `distinct` (distinct fingerprints, ascending) with one handler per thread, each
@@ -21,8 +21,9 @@ use crate::tables::Tables;
 ///
 /// The fingerprints ascend, so they are in order by block 0, their highest bits, already: the
 /// parts of the first split are searched where they are, each copied into a buffer of its
-/// thread (in cache) as the search reorders it. For each later block the fingerprints are
-/// sorted into `room` (and a second buffer, in turn) first.
+/// thread (in cache) as the search reorders it. For each later block they are sorted into
+/// `room` first, from their ascending order each time (a counting sort costs the same from any
+/// order), so that no second buffer is needed.
 pub fn search_in_parallel<H: OnPair + Send>(
     tables: &Tables,
     distinct: &[u64],
@@ -46,17 +47,10 @@ pub fn search_in_parallel<H: OnPair + Send>(
         search.run_part(&mut copy, 0);
         search.copy = copy;
     });
-    let (mut set, mut scratch) = (room, Vec::new());
+    let mut set = room;
     for first in 1..=last_split {
         let mask = tables.blocks().mask(first);
-        let starts = if first == 1 {
-            sort_by_block_into(distinct, mask, threads, &mut set)
-        } else {
-            sort_by_block_on_threads(&mut set, mask, threads, &mut scratch)
-        };
-        if first == last_split {
-            scratch = Vec::new(); // 8 bytes a fingerprint, not needed for the last parts
-        }
+        let starts = sort_by_block_into(distinct, mask, threads, &mut set);
         let parts = match starts {
             Some(starts) => runs_from_starts(&starts),
             None => runs_of_block(&set, mask, threads),
