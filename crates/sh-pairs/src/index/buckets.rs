@@ -154,6 +154,7 @@ fn sort_bucket(
     for &fp in fingerprints {
         parts[part_of(fp) + 1] += 1;
     }
+    let largest = parts.iter().copied().max().unwrap_or(0);
     for p in 1..=parts_n {
         parts[p] += parts[p - 1];
     }
@@ -164,10 +165,16 @@ fn sort_bucket(
         sorted[*next as usize] = pair;
         *next += 1;
     }
+    if largest <= SMALL_PART {
+        // Each pair is out of place only within its part, among a few: one insertion sort of
+        // the whole moves each a few places at most (and mostly none), without a loop per part.
+        insertion_sort(sorted);
+        return;
+    }
     let mut start = 0;
     for &end in &parts[..parts_n] {
         let part = &mut sorted[start..end as usize];
-        if part.len() <= 16 {
+        if part.len() <= SMALL_PART as usize {
             insertion_sort(part);
         } else {
             part.sort_unstable();
@@ -176,14 +183,20 @@ fn sort_bucket(
     }
 }
 
-/// Sorts a few pairs in place.
+/// Parts of up to this many records are sorted by insertion.
+const SMALL_PART: u32 = 16;
+
+/// Sorts pairs by fingerprint in place, those of one fingerprint kept in their order (the
+/// records of a part come in input order, so they stay in it).
 fn insertion_sort(pairs: &mut [(u64, RecordIndex)]) {
     for i in 1..pairs.len() {
+        let pair = pairs[i];
         let mut j = i;
-        while j > 0 && pairs[j - 1] > pairs[j] {
-            pairs.swap(j - 1, j);
+        while j > 0 && pairs[j - 1].0 > pair.0 {
+            pairs[j] = pairs[j - 1];
             j -= 1;
         }
+        pairs[j] = pair;
     }
 }
 
