@@ -72,8 +72,8 @@ tables, each n * (0.5 * min(1, m) + 0.02 * m/2), m = n / 2^((B-K)*b) being how m
 share a fingerprint's key (0.02 a pair compared). The weights were fitted to timings of fixed \
 B on 2 cores. --stats shows the B chosen.
 
-Memory: about 20 bytes per record and 16 more per distinct fingerprint while searching (8 \
-more per word of a wide one; the ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
+Memory: about 20 bytes per record and 4 more per distinct fingerprint, at most (8 more per \
+word of a wide one; the ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
 held to write the output in order. If those do not fit, sh-pairs stops with an error rather \
 than writing part of the output; --sparse needs the same memory for the search but writes \
 far fewer lines.
