@@ -4,7 +4,7 @@ complete -c sh-pairs -s k -s d -l distance -d 'Report pairs whose fingerprints d
 complete -c sh-pairs -l word-k -d 'Wide fingerprints: report a pair only if some 64-bit word is within this many bits too (faster, approximate; the recall is in DESCRIPTION). Default: 8 (128 bits) or 7 (256) without -k; exact, floor(K / words), with it' -r
 complete -c sh-pairs -l word-bytes -d 'Wide fingerprints: a word within --word-k bits counts only if at most T of its 8 bytes differ (within T bits it always counts); each word is then searched over its 8 bytes (B = 8) at about the cost of a search within T. Default: 6 for 256 bits without -k and --word-k; none otherwise' -r
 complete -c sh-pairs -s b -l blocks -d 'Cut fingerprints into B blocks (K < B <= 64); default: the cheapest for the input size' -r
-complete -c sh-pairs -s j -l threads -d 'Read, group and search with N threads [default: all cores]' -r
+complete -c sh-pairs -s j -l threads -d 'Read, group, search and write the pairs with N threads [default: all cores]' -r
 complete -c sh-pairs -l against -d 'Report only pairs of an input record with a record of FILE (a new crawl against an existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus position. Each of the two inputs has ids, or line numbers, of its own. FILE may also be an index directory of sh-index, read whole as the records it holds' -r -F
 complete -c sh-pairs -l format -d 'Output format' -r -f -a "tsv\t'ID_A<TAB>ID_B<TAB>DISTANCE'
 json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints; wide ones as "0x..." strings); with ids `["ID_A", "ID_B", DISTANCE]`'"

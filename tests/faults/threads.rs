@@ -123,6 +123,20 @@ fn searches_run_on_the_threads_they_get() {
     let records = dir.path().join("records");
     fs::write(&records, text).unwrap();
     same_whatever_the_threads("sh-pairs", &["-q", "-k", "3", "-j", "3"], &records);
+    // Enough records in a pair that the pairs are written on threads too.
+    let mut copies = String::new();
+    for n in 0..100_000u64 {
+        let fingerprint = numbers.next();
+        copies.push_str(&format!("r{n}\t{fingerprint}\n"));
+        if n % 4 == 0 {
+            copies.push_str(&format!("c{n}\t{}\n", fingerprint ^ (1 << (n % 64))));
+        }
+    }
+    let copies_file = dir.path().join("copies");
+    fs::write(&copies_file, copies).unwrap();
+    for args in [&["-q", "-k", "3", "-j", "3"][..], &["-q", "-k", "3", "-j", "3", "--sparse"]] {
+        same_whatever_the_threads("sh-pairs", args, &copies_file);
+    }
 
     let index = dir.path().join("index");
     let index = index.to_str().unwrap();

@@ -148,7 +148,7 @@ pub struct Args {
     #[arg(short, long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub blocks: Option<u32>,
 
-    /// Read, group and search with N threads [default: all cores]
+    /// Read, group, search and write the pairs with N threads [default: all cores]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 

@@ -286,18 +286,34 @@ impl RecordSet {
         self.words[r as usize / 64] |= 1 << (r % 64);
     }
 
+    /// How many records the set holds.
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
     pub fn contains(&self, r: RecordIndex) -> bool {
         self.words[r as usize / 64] >> (r % 64) & 1 == 1
     }
 
-    /// The records of the set below `end`, ascending (64 records without a partner passed over
-    /// at once).
-    pub fn below(&self, end: RecordIndex) -> impl Iterator<Item = RecordIndex> + '_ {
+    /// The records of the set from `start` to below `end`, ascending (64 records without a
+    /// partner passed over at once).
+    pub fn range(
+        &self,
+        start: RecordIndex,
+        end: RecordIndex,
+    ) -> impl Iterator<Item = RecordIndex> + '_ {
+        let first = (start / 64) as usize;
         self.words
             .iter()
             .enumerate()
-            .flat_map(|(w, &word)| {
-                let mut bits = word;
+            .skip(first)
+            .flat_map(move |(w, &word)| {
+                // The first word's records before `start` left out.
+                let mut bits = if w == first { word & (u64::MAX << (start % 64)) } else { word };
                 std::iter::from_fn(move || {
                     if bits == 0 {
                         return None;
@@ -469,8 +485,9 @@ mod tests {
                 assert_eq!(index.group_of(record), group);
             }
             assert!(!paired.contains(4));
-            assert_eq!(paired.below(5).collect::<Vec<_>>(), [0, 1, 2, 3]);
-            assert_eq!(paired.below(2).collect::<Vec<_>>(), [0, 1]);
+            assert_eq!(paired.range(0, 5).collect::<Vec<_>>(), [0, 1, 2, 3]);
+            assert_eq!(paired.range(0, 2).collect::<Vec<_>>(), [0, 1]);
+            assert_eq!(paired.range(1, 3).collect::<Vec<_>>(), [1, 2]);
         }
     }
 
@@ -481,11 +498,17 @@ mod tests {
         for &r in &records {
             set.insert(r);
         }
-        for end in [0, 1, 64, 65, 128, 129, 256, 257, 1000, 1001] {
-            let expected: Vec<RecordIndex> = records.iter().copied().filter(|&r| r < end).collect();
-            assert_eq!(set.below(end).collect::<Vec<_>>(), expected, "below {end}");
+        let ends = [0, 1, 5, 6, 63, 64, 65, 128, 129, 256, 257, 1000, 1001];
+        for start in ends {
+            for end in ends {
+                let expected: Vec<RecordIndex> =
+                    records.iter().copied().filter(|&r| r >= start && r < end).collect();
+                let found: Vec<RecordIndex> = set.range(start, end).collect();
+                assert_eq!(found, expected, "from {start} below {end}");
+            }
         }
-        assert_eq!(RecordSet::new(0).below(10).count(), 0);
+        assert_eq!(RecordSet::new(0).range(0, 10).count(), 0);
+        assert_eq!(RecordSet::new(100).range(200, 300).count(), 0);
     }
 
     #[test]

@@ -8,10 +8,10 @@
 //! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
-//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]) |
+//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]); the last block of a table in one pass, `search/chains.rs` |
 //! | `wide.rs` | the rule of any width; wide fingerprints searched word by word, the total checked ([`find_near`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
-//! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]) |
+//! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]); on threads, chunk by chunk, in `output/parallel.rs` ([`emit_pairs_on_threads`]) |
 //! | `summary.rs` | what a run did, for --stats ([`Summary`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
 //! | `mapreduce.rs` | the map/reduce steps ([`MapReduce`]) and the map; the reduce in `mapreduce/reduce.rs`, the map's line format in `mapreduce/map_line.rs` |
@@ -38,7 +38,12 @@ pub use args::{Args, EXAMPLES};
 pub use cost::{choose_blocks, expected_cost};
 pub use index::{GroupIndex, Index, Neighbours, RecordIndex};
 pub use mapreduce::MapReduce;
-pub use output::{emit_pairs, Format, PairSink, PairWriter, Selection};
+pub use output::{
+    emit_pairs, emit_pairs_on_threads, Format, PairLines, PairSink, PairWriter, Selection,
+};
+
+/// With at least this many records in a pair, the pairs are written on threads.
+const WRITE_ON_THREADS_FROM: usize = 1 << 14;
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use sh_core::records::{
     read_records, read_records_after, read_records_on, Earlier, IdsThroughout, RecordLine,
@@ -200,10 +205,20 @@ pub fn write_pairs<W: Write>(
     let paired = index.note_partners(&neighbours);
     let corpus_names = corpus.as_ref().map(|c| &c.names);
     let queries = queries as RecordIndex;
-    let mut writer =
-        PairWriter::new(out, options.format, &index, &query.names, corpus_names, queries);
-    summary.pairs =
-        emit_pairs(&index, &neighbours, &paired, selection, &mut writer).map_err(Error::writing)?;
+    let lines = PairLines {
+        format: options.format,
+        index: &index,
+        query_names: &query.names,
+        corpus_names,
+        queries,
+    };
+    let written = if options.threads > 1 && paired.len() >= WRITE_ON_THREADS_FROM {
+        let threads = options.threads;
+        emit_pairs_on_threads(&index, &neighbours, &paired, selection, threads, lines, out)
+    } else {
+        emit_pairs(&index, &neighbours, &paired, selection, &mut lines.writer(out))
+    };
+    summary.pairs = written.map_err(Error::writing)?;
     summary.write_time = phase.elapsed();
     Ok(summary)
 }

@@ -17,6 +17,10 @@ use sh_core::number::{push_u64, write_u64};
 use crate::index::{GroupIndex, Index, Neighbours, RecordIndex, RecordSet};
 use sh_core::records::{RecordName, RecordNames};
 
+mod parallel;
+
+pub use parallel::emit_pairs_on_threads;
+
 /// How a pair is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -69,27 +73,19 @@ pub fn emit_pairs(
     selection: Selection,
     sink: &mut impl PairSink,
 ) -> io::Result<u64> {
-    let mut emitter = Emitter {
-        index,
-        neighbours,
-        sink,
-        count: 0,
-        lists: Vec::new(),
-        heap: BinaryHeap::new(),
-        candidates: Vec::new(),
-    };
-    let firsts = match selection {
-        Selection::Against { queries } => queries,
-        Selection::All | Selection::Sparse => index.records() as RecordIndex,
-    };
-    for a in paired.below(firsts) {
-        match selection {
-            Selection::All => emitter.all_after(a, a + 1)?,
-            Selection::Against { queries } => emitter.all_after(a, queries)?,
-            Selection::Sparse => emitter.sparse(a)?,
-        }
+    let mut emitter = Emitter::new(index, neighbours, sink);
+    for a in paired.range(0, firsts(index, selection)) {
+        emitter.pairs_of(a, selection)?;
     }
     Ok(emitter.count)
+}
+
+/// The records that can be the first of a selected pair are those below this one.
+fn firsts(index: &Index, selection: Selection) -> RecordIndex {
+    match selection {
+        Selection::Against { queries } => queries,
+        Selection::All | Selection::Sparse => index.records() as RecordIndex,
+    }
 }
 
 struct Emitter<'a, S> {
@@ -104,6 +100,27 @@ struct Emitter<'a, S> {
 }
 
 impl<'a, S: PairSink> Emitter<'a, S> {
+    fn new(index: &'a Index, neighbours: &'a Neighbours, sink: &'a mut S) -> Emitter<'a, S> {
+        Emitter {
+            index,
+            neighbours,
+            sink,
+            count: 0,
+            lists: Vec::new(),
+            heap: BinaryHeap::new(),
+            candidates: Vec::new(),
+        }
+    }
+
+    /// The selected pairs whose first record is `a`, in order of the second.
+    fn pairs_of(&mut self, a: RecordIndex, selection: Selection) -> io::Result<()> {
+        match selection {
+            Selection::All => self.all_after(a, a + 1),
+            Selection::Against { queries } => self.all_after(a, queries),
+            Selection::Sparse => self.sparse(a),
+        }
+    }
+
     fn emit(&mut self, a: RecordIndex, b: RecordIndex, distance: u32) -> io::Result<()> {
         self.count += 1;
         self.sink.pair(a, b, distance)
@@ -185,6 +202,28 @@ impl<'a, S: PairSink> Emitter<'a, S> {
 /// The records of an ascending list from `from` on.
 fn records_from(records: &[RecordIndex], from: RecordIndex) -> &[RecordIndex] {
     &records[records.partition_point(|&r| r < from)..]
+}
+
+/// What a [`PairWriter`] needs besides where it writes: a writer for each thread is made from
+/// it.
+#[derive(Debug, Clone, Copy)]
+pub struct PairLines<'a> {
+    pub format: Format,
+    pub index: &'a Index,
+    pub query_names: &'a RecordNames,
+    pub corpus_names: Option<&'a RecordNames>,
+    pub queries: RecordIndex,
+}
+
+impl<'a> PairLines<'a> {
+    /// A writer of these lines to `out`.
+    pub fn writer<'b, W>(&self, out: &'b mut W) -> PairWriter<'b, W>
+    where
+        'a: 'b,
+    {
+        let PairLines { format, index, query_names, corpus_names, queries } = *self;
+        PairWriter::new(out, format, index, query_names, corpus_names, queries)
+    }
 }
 
 /// Writes each pair as a line of the chosen format.
