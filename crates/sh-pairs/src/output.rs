@@ -74,11 +74,23 @@ pub fn emit_pairs(
     sink: &mut impl PairSink,
 ) -> io::Result<u64> {
     let mut emitter = Emitter::new(index, neighbours, sink);
-    for a in paired.range(0, firsts(index, selection)) {
-        emitter.pairs_of(a, selection)?;
+    let mut records = paired.range(0, firsts(index, selection));
+    let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
+    loop {
+        batch.clear();
+        batch.extend(records.by_ref().take(BATCH));
+        if batch.is_empty() {
+            return Ok(emitter.count);
+        }
+        emitter.pairs_of_batch(&batch, selection)?;
     }
-    Ok(emitter.count)
 }
+
+/// Records whose data is loaded together before their pairs are found ([`Emitter::warm`]).
+const BATCH: usize = 16;
+
+/// Near groups of a record loaded ahead.
+const WARM_NEAR: usize = 4;
 
 /// The records that can be the first of a selected pair are those below this one.
 fn firsts(index: &Index, selection: Selection) -> RecordIndex {
@@ -110,6 +122,38 @@ impl<'a, S: PairSink> Emitter<'a, S> {
             heap: BinaryHeap::new(),
             candidates: Vec::new(),
         }
+    }
+
+    /// Loads what finding the pairs of `records` reads: their groups' members, near groups
+    /// and fingerprints, and the near groups' members and fingerprints, scattered in memory.
+    /// The loads of one level do not wait for each other, so a batch waits for memory about
+    /// as long as one record would; its pairs are then found in cache.
+    fn warm(&self, records: &[RecordIndex]) {
+        let (index, neighbours) = (self.index, self.neighbours);
+        let mut touched = 0u64;
+        for &a in records {
+            let g = index.group_of(a);
+            touched ^= index.members(g).len() as u64 ^ neighbours.of(g).len() as u64;
+        }
+        for &a in records {
+            let g = index.group_of(a);
+            touched ^= u64::from(index.members(g)[0]) ^ index.word(g, 0);
+            for &h in neighbours.of(g).iter().take(WARM_NEAR) {
+                touched ^= index.members(h).len() as u64 ^ index.word(h, 0);
+            }
+        }
+        for &a in records {
+            for &h in neighbours.of(index.group_of(a)).iter().take(WARM_NEAR) {
+                touched ^= u64::from(index.members(h)[0]);
+            }
+        }
+        std::hint::black_box(touched);
+    }
+
+    /// The selected pairs of each of `records` in turn, their data loaded first.
+    fn pairs_of_batch(&mut self, records: &[RecordIndex], selection: Selection) -> io::Result<()> {
+        self.warm(records);
+        records.iter().try_for_each(|&a| self.pairs_of(a, selection))
     }
 
     /// The selected pairs whose first record is `a`, in order of the second.

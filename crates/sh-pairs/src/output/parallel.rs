@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use sh_core::threads::spawn_with;
 
-use super::{firsts, Emitter, PairLines, Selection};
+use super::{firsts, Emitter, PairLines, Selection, BATCH};
 use crate::index::{Index, Neighbours, RecordIndex, RecordSet};
 
 /// Records per chunk.
@@ -144,8 +144,8 @@ fn write_piece(out: &mut impl Write, piece: Piece, total: &mut u64) -> io::Resul
     }
 }
 
-/// The pairs of `records` as pieces of text of about `piece` bytes (a record's lines are not
-/// cut), each given to `send` (which tells whether to go on); the last one tells how many
+/// The pairs of `records` as pieces of text of about `piece` bytes (a batch of records' lines
+/// are not cut), each given to `send` (which tells whether to go on); the last one tells how many
 /// pairs there were.
 fn pieces(
     records: impl Iterator<Item = RecordIndex>,
@@ -158,16 +158,19 @@ fn pieces(
 ) {
     let mut records = records.peekable();
     let mut pairs = 0;
+    let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
     loop {
         let mut text = Vec::with_capacity(piece + piece / 4);
         let mut writer = lines.writer(&mut text);
         let mut emitter = Emitter::new(index, neighbours, &mut writer);
         let mut result = Ok(());
-        while let Some(a) = records.next_if(|_| emitter.sink.out.len() < piece) {
-            result = emitter.pairs_of(a, selection);
-            if result.is_err() {
+        while result.is_ok() && emitter.sink.out.len() < piece {
+            batch.clear();
+            batch.extend(records.by_ref().take(BATCH));
+            if batch.is_empty() {
                 break;
             }
+            result = emitter.pairs_of_batch(&batch, selection);
         }
         pairs += emitter.count;
         let done = result.is_err() || records.peek().is_none();
