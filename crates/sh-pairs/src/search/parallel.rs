@@ -180,9 +180,18 @@ pub fn find_near_groups(
     room: Vec<u64>,
 ) -> Result<(Vec<(GroupIndex, GroupIndex)>, u64)> {
     let mut handlers: Vec<NearGroups> = (0..threads.max(1))
-        .map(|_| NearGroups { index, selection, pairs: GroupPairs::default() })
+        .map(|_| NearGroups {
+            index,
+            selection,
+            pairs: GroupPairs::default(),
+            found: Vec::new(),
+            groups: Vec::new(),
+        })
         .collect();
     let compared = search_in_parallel(tables, index.distinct64(), room, &mut handlers);
+    for handler in &mut handlers {
+        handler.look_up();
+    }
     let near = GroupPairs::gather(handlers.into_iter().map(|h| h.pairs))?;
     Ok((near, compared))
 }
@@ -230,18 +239,41 @@ impl GroupPairs {
     }
 }
 
-/// One thread's share of the pairs found, as pairs of groups.
+/// One thread's share of the pairs found, as pairs of groups. The groups of the fingerprints
+/// found are looked up a batch at a time ([`Index::groups_of_fingerprints`]).
 struct NearGroups<'a> {
     index: &'a Index,
     selection: Selection,
     pairs: GroupPairs,
+    /// Fingerprints of pairs found and not yet looked up, two a pair.
+    found: Vec<u64>,
+    /// Their groups.
+    groups: Vec<GroupIndex>,
+}
+
+/// Pairs found whose groups are looked up together.
+const LOOK_UP_BATCH: usize = 32;
+
+impl NearGroups<'_> {
+    /// Looks up the groups of the pairs found so far and keeps the pairs of groups useful to
+    /// the selection.
+    fn look_up(&mut self) {
+        self.index.groups_of_fingerprints(&self.found, &mut self.groups);
+        for pair in self.groups.chunks_exact(2) {
+            let (g, h) = (pair[0], pair[1]);
+            if self.selection.useful(self.index, g, h) {
+                self.pairs.push(g, h);
+            }
+        }
+        self.found.clear();
+    }
 }
 
 impl OnPair for NearGroups<'_> {
     fn found(&mut self, a: u64, b: u64) {
-        let (g, h) = (self.index.group_of_fingerprint(a), self.index.group_of_fingerprint(b));
-        if self.selection.useful(self.index, g, h) {
-            self.pairs.push(g, h);
+        self.found.extend([a, b]);
+        if self.found.len() >= 2 * LOOK_UP_BATCH {
+            self.look_up();
         }
     }
 }
