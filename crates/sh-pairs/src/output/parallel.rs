@@ -16,7 +16,7 @@ use crate::index::{Index, Neighbours, RecordIndex, RecordSet};
 const CHUNK: RecordIndex = 1 << 15;
 
 /// A thread hands a piece of text over once it holds this many bytes, so a chunk with many
-/// pairs is written as it is found, in bounded memory.
+/// pairs (a record with many) is written as it is found, in bounded memory.
 const PIECE: usize = 1 << 20;
 
 /// Chunks handed to a thread and not yet written, and pieces a thread may have ready.
@@ -144,11 +144,11 @@ fn write_piece(out: &mut impl Write, piece: Piece, total: &mut u64) -> io::Resul
     }
 }
 
-/// The pairs of `records` as pieces of text of about `piece` bytes (a batch of records' lines
-/// are not cut), each given to `send` (which tells whether to go on); the last one tells how many
-/// pairs there were.
+/// The pairs of `records` as pieces of text of about `piece` bytes, each given to `send`
+/// (which tells whether to go on) as it fills, however many pairs one record has; the last one
+/// tells how many pairs there were.
 fn pieces(
-    records: impl Iterator<Item = RecordIndex>,
+    mut records: impl Iterator<Item = RecordIndex>,
     index: &Index,
     neighbours: &Neighbours,
     selection: Selection,
@@ -156,28 +156,46 @@ fn pieces(
     piece: usize,
     send: &mut dyn FnMut(Piece) -> bool,
 ) {
-    let mut records = records.peekable();
-    let mut pairs = 0;
+    let mut text = PieceWriter { text: Vec::with_capacity(piece + piece / 4), piece, send };
+    let mut writer = lines.writer(&mut text);
+    let mut emitter = Emitter::new(index, neighbours, &mut writer);
     let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
-    loop {
-        let mut text = Vec::with_capacity(piece + piece / 4);
-        let mut writer = lines.writer(&mut text);
-        let mut emitter = Emitter::new(index, neighbours, &mut writer);
-        let mut result = Ok(());
-        while result.is_ok() && emitter.sink.out.len() < piece {
-            batch.clear();
-            batch.extend(records.by_ref().take(BATCH));
-            if batch.is_empty() {
-                break;
+    let mut result = Ok(());
+    while result.is_ok() {
+        batch.clear();
+        batch.extend(records.by_ref().take(BATCH));
+        if batch.is_empty() {
+            break;
+        }
+        result = emitter.pairs_of_batch(&batch, selection);
+    }
+    let pairs = emitter.count;
+    let PieceWriter { text, send, .. } = text;
+    send(Piece { text, end: Some(result.map(|()| pairs)) });
+}
+
+/// A chunk's text, handed over a piece at a time as it fills.
+struct PieceWriter<'s> {
+    text: Vec<u8>,
+    piece: usize,
+    send: &'s mut dyn FnMut(Piece) -> bool,
+}
+
+impl Write for PieceWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.text.extend_from_slice(bytes);
+        if self.text.len() >= self.piece {
+            let room = Vec::with_capacity(self.piece + self.piece / 4);
+            let text = std::mem::replace(&mut self.text, room);
+            if !(self.send)(Piece { text, end: None }) {
+                return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the writing stopped"));
             }
-            result = emitter.pairs_of_batch(&batch, selection);
         }
-        pairs += emitter.count;
-        let done = result.is_err() || records.peek().is_none();
-        let end = done.then(|| result.map(|()| pairs));
-        if !send(Piece { text, end }) || done {
-            return;
-        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
