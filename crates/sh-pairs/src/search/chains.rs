@@ -1,11 +1,12 @@
-//! The pairs of a set that agree on one block, found in one pass: the last member met of each
-//! block value is kept in a table of one slot per value, and each member links to the member
-//! before it with its value. A member whose value was met before is paired with each member of
-//! the chain behind it, so every pair of a group is met once, as the group's members come.
+//! The pairs of a set that agree on one block, found in one pass over the set: the last member
+//! met of each block value is kept in a table of one slot per value, and each member links to
+//! the member before it with its value. A member whose value was met before is then paired with
+//! each member of the chain behind it (a pass over the links), so every pair of a group is met
+//! once.
 //!
-//! For the last block of a table, where the groups are not split further: one pass in place of
-//! the grouper's four (count, keep, deal out, clear), and no clearing, the slots being stamped
-//! with the number of the set they belong to.
+//! For the last block of a table, where the groups are not split further: in place of the
+//! grouper's four passes over the set (count, keep, deal out, clear), and with no clearing, the
+//! slots being stamped with the number of the set they belong to.
 
 /// Slots and links for sets of up to 2^16 members and blocks of up to 16 bits.
 #[derive(Debug, Default)]
