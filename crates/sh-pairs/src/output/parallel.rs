@@ -97,11 +97,18 @@ fn emit_in_chunks<W: Write>(
             // No thread: this one finds the pairs and writes them, piece by piece.
             let mut failed = None;
             for chunk in 0..chunks {
-                chunk_pieces(chunk, &mut |piece| match write_piece(out, piece, &mut total) {
-                    Ok(_) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
+                chunk_pieces(chunk, &mut |piece| {
+                    // Nothing more is written after a failed write (the chunk's last piece
+                    // still comes).
+                    if failed.is_some() {
+                        return false;
+                    }
+                    match write_piece(out, piece, &mut total) {
+                        Ok(_) => true,
+                        Err(e) => {
+                            failed = Some(e);
+                            false
+                        }
                     }
                 });
                 if let Some(e) = failed {
