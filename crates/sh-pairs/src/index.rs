@@ -264,36 +264,38 @@ impl Index {
     /// step at a time side by side, so that the loads of a step wait for memory together.
     pub fn groups_of_fingerprints(&self, fps: &[u64], groups: &mut Vec<GroupIndex>) {
         debug_assert_eq!(self.words, 1, "looked up by 64-bit fingerprints");
-        // Per fingerprint: the start of the range left and its length.
-        let mut ranges: Vec<(usize, usize)> = fps
-            .iter()
-            .map(|&fp| {
+        groups.clear();
+        // A batch at a time, its ranges on the stack: per fingerprint, the start of the range
+        // left and its length.
+        for batch in fps.chunks(LOOK_UP_TOGETHER) {
+            let mut ranges = [(0usize, 0usize); LOOK_UP_TOGETHER];
+            for (range, &fp) in ranges.iter_mut().zip(batch) {
                 let bucket = top_bits(fp, self.lookup_bits);
                 let start = self.lookup[bucket] as usize;
-                (start, self.lookup[bucket + 1] as usize - start)
-            })
-            .collect();
-        loop {
-            let mut narrowed = false;
-            for ((start, len), &fp) in ranges.iter_mut().zip(fps) {
-                if *len > 1 {
-                    let half = *len / 2;
-                    if self.distinct[*start + half] <= fp {
-                        *start += half;
+                *range = (start, self.lookup[bucket + 1] as usize - start);
+            }
+            let ranges = &mut ranges[..batch.len()];
+            loop {
+                let mut narrowed = false;
+                for ((start, len), &fp) in ranges.iter_mut().zip(batch) {
+                    if *len > 1 {
+                        let half = *len / 2;
+                        if self.distinct[*start + half] <= fp {
+                            *start += half;
+                        }
+                        *len -= half;
+                        narrowed = true;
                     }
-                    *len -= half;
-                    narrowed = true;
+                }
+                if !narrowed {
+                    break;
                 }
             }
-            if !narrowed {
-                break;
-            }
+            groups.extend(ranges.iter().zip(batch).map(|(&(start, _), &fp)| {
+                assert_eq!(self.distinct[start], fp, "fingerprint found by the search is indexed");
+                start as GroupIndex
+            }));
         }
-        groups.clear();
-        groups.extend(ranges.iter().zip(fps).map(|(&(start, _), &fp)| {
-            assert_eq!(self.distinct[start], fp, "fingerprint found by the search is indexed");
-            start as GroupIndex
-        }));
     }
 
     /// The group of a 64-bit fingerprint that is in the index.
@@ -307,6 +309,9 @@ impl Index {
         (start + at) as GroupIndex
     }
 }
+
+/// Fingerprints whose binary searches [`Index::groups_of_fingerprints`] takes side by side.
+const LOOK_UP_TOGETHER: usize = 64;
 
 /// A set of records as one bit each.
 #[derive(Debug)]

@@ -41,9 +41,6 @@ pub use mapreduce::MapReduce;
 pub use output::{
     emit_pairs, emit_pairs_on_threads, Format, PairLines, PairSink, PairWriter, Selection,
 };
-
-/// With at least this many records in a pair, the pairs are written on threads.
-const WRITE_ON_THREADS_FROM: usize = 1 << 14;
 pub use search::{find_near_groups, search_in_parallel, CollectPairs, OnPair, Search};
 pub use sh_core::records::{
     read_records, read_records_after, read_records_on, Earlier, IdsThroughout, RecordLine,
@@ -54,6 +51,9 @@ pub use tables::{binomial, Blocks, Table, Tables};
 pub use wide::{check_k, default_rule, find_near, rule_for, WideRule, WideSummary};
 
 /// The sh-pairs command.
+/// With at least this many records in a pair, the pairs are written on threads.
+const WRITE_ON_THREADS_FROM: usize = 1 << 14;
+
 pub fn run(args: Args) -> Result<()> {
     if args.map || args.reduce || args.numbered {
         return run_map_reduce(&args);

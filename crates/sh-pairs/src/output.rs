@@ -130,20 +130,21 @@ impl<'a, S: PairSink> Emitter<'a, S> {
     /// as long as one record would; its pairs are then found in cache.
     fn warm(&self, records: &[RecordIndex]) {
         let (index, neighbours) = (self.index, self.neighbours);
+        let mut groups = [0; BATCH];
+        let groups = &mut groups[..records.len().min(BATCH)];
         let mut touched = 0u64;
-        for &a in records {
-            let g = index.group_of(a);
-            touched ^= index.members(g).len() as u64 ^ neighbours.of(g).len() as u64;
+        for (g, &a) in groups.iter_mut().zip(records) {
+            *g = index.group_of(a);
+            touched ^= index.members(*g).len() as u64 ^ neighbours.of(*g).len() as u64;
         }
-        for &a in records {
-            let g = index.group_of(a);
+        for &g in groups.iter() {
             touched ^= u64::from(index.members(g)[0]) ^ index.word(g, 0);
             for &h in neighbours.of(g).iter().take(WARM_NEAR) {
                 touched ^= index.members(h).len() as u64 ^ index.word(h, 0);
             }
         }
-        for &a in records {
-            for &h in neighbours.of(index.group_of(a)).iter().take(WARM_NEAR) {
+        for &g in groups.iter() {
+            for &h in neighbours.of(g).iter().take(WARM_NEAR) {
                 touched ^= u64::from(index.members(h)[0]);
             }
         }
