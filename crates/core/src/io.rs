@@ -248,17 +248,22 @@ pub(crate) fn read_error(name: &str, e: io::Error) -> Error {
 pub fn block_lines(block: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut rest = block;
     std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        match crate::record::find_byte(rest, b'\n') {
-            Some(at) => {
-                let line = strip_cr(&rest[..at]);
-                rest = &rest[at + 1..];
-                Some(line)
-            }
-            None => Some(std::mem::take(&mut rest)),
-        }
+        let (line, after) = next_line(rest)?;
+        rest = after;
+        Some(line)
+    })
+}
+
+/// The first line of `text` by the rule of [`block_lines`] and the text after it; `None`
+/// when `text` is empty.
+#[inline]
+pub fn next_line(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    if text.is_empty() {
+        return None;
+    }
+    Some(match crate::record::find_byte(text, b'\n') {
+        Some(at) => (strip_cr(&text[..at]), &text[at + 1..]),
+        None => (text, &[]),
     })
 }
 

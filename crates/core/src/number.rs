@@ -109,6 +109,32 @@ fn long_words(digits: &[u8]) -> Option<(u64, u64, u64)> {
     Some((head, word(n - 16), word(n - 8)))
 }
 
+/// A line of 17 to 20 decimal digits and its `\n` at the start of `text`, which holds at
+/// least 24 bytes: the value and the line's length without the `\n`. `None` for any other
+/// line (shorter or longer, with a `\r`, junk or a value above 2^64-1): the caller reads it
+/// the slow way, which tells what is wrong with it.
+#[inline]
+pub fn long_decimal_line(text: &[u8]) -> Option<(u64, usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let word = |at: usize| u64::from_le_bytes(text[at..at + 8].try_into().expect("eight bytes"));
+    // Bytes equal to '\n' flagged; only the lowest flag of a word is sure to be one.
+    let newlines = |word: u64| {
+        let x = word ^ (u64::from(b'\n') * ONES);
+        x.wrapping_sub(ONES) & !x & (0x80 * ONES)
+    };
+    let (first, second, third) = (word(0), word(8), word(16));
+    let last = newlines(third);
+    if newlines(first) | newlines(second) != 0 || last == 0 {
+        return None;
+    }
+    let n = 16 + (last.trailing_zeros() / 8) as usize;
+    let (head, high, low) = long_words(&text[..n])?;
+    if non_digits(head) | non_digits(high) | non_digits(low) != 0 {
+        return None;
+    }
+    Some((fold_long(head, high, low)?, n))
+}
+
 /// Eight ASCII `0`s as a word.
 const ZEROS: u64 = 0x3030_3030_3030_3030;
 
@@ -364,6 +390,30 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn long_decimal_line_examples() {
+        let line = |text: &str| {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.resize(bytes.len().max(24), b'7');
+            long_decimal_line(&bytes)
+        };
+        assert_eq!(line("18446744073709551615\n"), Some((u64::MAX, 20)));
+        assert_eq!(line("10000000000000000\n"), Some((10_000_000_000_000_000, 17)));
+        assert_eq!(line("00000000000000000000\n"), Some((0, 20)));
+        for refused in [
+            "18446744073709551616\n",
+            "99999999999999999999\n",
+            "1000000000000000\n",
+            "100000000000000000000\n",
+            "1844674407370955161\r\n",
+            "184467440737095516x5\n",
+            "12\n18446744073709551615\n",
+            "123456789012345678901234",
+        ] {
+            assert_eq!(line(refused), None, "{refused:?}");
+        }
+    }
+
+    #[test]
     fn decimal_and_hex() {
         assert_eq!(parse_u64(b"0"), Ok(0));
         assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
@@ -534,6 +584,42 @@ mod tests {
                 text.parse::<u64>().ok()
             };
             prop_assert_eq!(ours, std);
+        }
+
+        /// The quick line reader takes a line exactly when it is 17 to 20 digits, a `\n` and
+        /// a value of 64 bits, and then reads the value parse_u64 reads; anything else on the
+        /// line (a `\r`, junk, a byte changed anywhere, fewer or more digits) is left to it.
+        #[test]
+        fn long_decimal_lines_are_read_as_parse_u64_reads_them(
+            digits in "[0-9]{14,23}",
+            change in proptest::option::of((any::<usize>(), any::<u8>())),
+            after in proptest::collection::vec(any::<u8>(), 24),
+        ) {
+            let mut line = digits.into_bytes();
+            if let Some((at, byte)) = change {
+                let at = at % line.len();
+                line[at] = byte;
+            }
+            let mut text = line.clone();
+            text.push(b'\n');
+            text.extend_from_slice(&after);
+            let expected = match line.iter().position(|&b| b == b'\n') {
+                // The changed byte ended the line early: the line before it is what counts.
+                Some(end) => {
+                    let short = &line[..end];
+                    let digits = short.iter().all(u8::is_ascii_digit);
+                    (digits && (17..=20).contains(&end))
+                        .then(|| parse_u64(short).ok().map(|v| (v, end)))
+                        .flatten()
+                }
+                None => {
+                    let digits = line.iter().all(u8::is_ascii_digit);
+                    (digits && (17..=20).contains(&line.len()))
+                        .then(|| parse_u64(&line).ok().map(|v| (v, line.len())))
+                        .flatten()
+                }
+            };
+            prop_assert_eq!(long_decimal_line(&text), expected);
         }
     }
 }

@@ -348,6 +348,30 @@ impl Reading {
         Ok(())
     }
 
+    /// Adds the lines at the start of `text` that are lone decimals of 17 to 20 digits each
+    /// ended by a `\n`, while the records so far are plain (see [`Reading::add`]) and at least
+    /// 24 bytes are left; returns the bytes taken. The lines left are added one by one.
+    #[inline]
+    fn add_long_decimals(&mut self, text: &[u8]) -> usize {
+        if !self.plain {
+            return 0;
+        }
+        let room = MAX_RECORDS.saturating_sub(self.earlier.records + self.count);
+        let mut at = 0;
+        let mut added = 0;
+        while added < room && text.len() - at >= 24 {
+            let Some((value, len)) = crate::number::long_decimal_line(&text[at..]) else {
+                break;
+            };
+            self.records.fingerprints.push(value);
+            added += 1;
+            at += len + 1;
+        }
+        self.count += added;
+        self.lines += added as u64;
+        at
+    }
+
     fn finish(mut self) -> Records {
         self.records.width = self.widths.width();
         self.records

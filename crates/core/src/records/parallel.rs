@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use super::file_blocks::FileBlocks;
 use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
-use crate::io::{block_lines, read_error};
+use crate::io::{block_lines, next_line, read_error};
 use crate::progress::Progress;
 use crate::threads::spawn_with;
 use crate::{RecordReader, Result};
@@ -151,8 +151,13 @@ impl Part {
         let room = ((block.len() - skip) / 16 + 1).min(BLOCK / 8);
         reading.records.fingerprints.reserve(room);
         let mut failed = false;
-        for (line, record) in (1..).zip(block_lines(&block[skip..])) {
-            if reading.add(line, record).is_err() {
+        let mut rest = &block[skip..];
+        loop {
+            // Runs of plain 64-bit decimals by the quick loop, the other lines one by one.
+            rest = &rest[reading.add_long_decimals(rest)..];
+            let Some((record, after)) = next_line(rest) else { break };
+            rest = after;
+            if reading.add(reading.lines + 1, record).is_err() {
                 failed = true;
                 break;
             }
