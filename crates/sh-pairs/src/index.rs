@@ -15,6 +15,7 @@ use buckets::{
     bucket_bits, deal_into_buckets, sort_buckets, top_bits, Buckets, LOOKUP_BUCKET, PARALLEL_FROM,
     SORT_BUCKET,
 };
+use sh_core::memory::prefer_huge_pages;
 use sh_core::threads::spawn_or_run;
 
 /// A record's number in the run, from 0: the query's records, then the corpus's. A u32, so up
@@ -111,6 +112,8 @@ impl Index {
         let bucket_bits = bucket_bits(n, SORT_BUCKET);
         let mut members: Vec<RecordIndex> = vec![0; n];
         let mut distinct = vec![0u64; n];
+        prefer_huge_pages(&mut members);
+        prefer_huge_pages(&mut distinct);
         let bucket_start =
             deal_into_buckets(&fingerprints, bucket_bits, threads, &mut members, &mut distinct);
         // Each run of buckets is sorted by a thread of its own, which writes the run's
@@ -118,6 +121,7 @@ impl Index {
         // the run's first position on (a run of m records has at most m of them); the runs are
         // then closed up.
         let mut group_start: Vec<RecordIndex> = vec![0; n + 1];
+        prefer_huge_pages(&mut group_start);
         let runs = bucket_runs(&bucket_start, threads);
         let found: Vec<usize> = std::thread::scope(|scope| {
             let (mut members, mut distinct, mut group_start) =

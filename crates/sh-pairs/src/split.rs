@@ -272,6 +272,7 @@ pub(crate) fn sort_by_block_into(
     } else {
         // Zeroed pages from the system, each first touched by the thread that fills it.
         *sorted = vec![0; n];
+        sh_core::memory::prefer_huge_pages(sorted);
     }
     // Each value's run of `sorted`, cut into the shares of the chunks in their order (so the
     // fingerprints of a value keep the order of the set).

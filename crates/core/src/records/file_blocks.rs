@@ -22,6 +22,8 @@ pub(super) struct FileBlocks {
     start: u64,
     size: u64,
     count: usize,
+    /// The bytes from `start` to the end when measured.
+    bytes: u64,
 }
 
 impl FileBlocks {
@@ -29,13 +31,19 @@ impl FileBlocks {
     pub(super) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
         let len = file.metadata()?.len();
         let size = size.max(1) as u64;
-        let count = len.saturating_sub(start).div_ceil(size).max(1);
+        let bytes = len.saturating_sub(start);
+        let count = bytes.div_ceil(size).max(1);
         let count = usize::try_from(count).map_err(|_| io::Error::other("file too large"))?;
-        Ok(FileBlocks { file, start, size, count })
+        Ok(FileBlocks { file, start, size, count, bytes })
     }
 
     pub(super) fn count(&self) -> usize {
         self.count
+    }
+
+    /// The bytes to read, as measured when the blocks were cut.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// Moves the file's position to its end, as reading it through would have (a process that

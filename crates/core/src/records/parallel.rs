@@ -76,6 +76,9 @@ fn read_in_blocks(
         }
         let threads = workers.len();
         let mut reading = Reading::new(earlier);
+        if let Some(blocks) = file.get() {
+            reading.reserve_for(blocks.bytes());
+        }
         // Blocks go to the threads in turn, and their parts come back in the same turn, so
         // in input order; each thread holds at most IN_FLIGHT of them.
         let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
