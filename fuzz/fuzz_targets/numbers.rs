@@ -8,7 +8,9 @@ use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
 use sh_compute::Weight;
-use sh_core::number::{parse_u64, parse_weight, split_weight, write_u64, NumberError};
+use sh_core::number::{
+    long_decimal_line, parse_u64, parse_weight, split_weight, write_u64, NumberError,
+};
 use sh_core::record::{items, split_id};
 use sh_core::RecordReader;
 
@@ -57,6 +59,17 @@ fn reference_weight(text: &[u8]) -> Option<f64> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // The quick reader of a plain decimal line takes the first line exactly when it is 17 to
+    // 20 digits ended by an LF and of 64 bits, with the value of the reference.
+    if data.len() >= 24 {
+        let expected = data.iter().position(|&b| b == b'\n').and_then(|end| {
+            let line = &data[..end];
+            let digits = (17..=20).contains(&end) && line.iter().all(u8::is_ascii_digit);
+            digits.then(|| reference_u64(line).ok().map(|value| (value, end))).flatten()
+        });
+        assert_eq!(long_decimal_line(data), expected);
+    }
+
     // Records through the reused buffer.
     let mut reader = RecordReader::new(Cursor::new(data.to_vec()), "fuzz".into());
     let mut records = Vec::new();
