@@ -245,10 +245,22 @@ pub fn read_records_after(
     progress: &mut Progress,
     earlier: Earlier,
 ) -> Result<Records> {
+    read_in_blocks_here(input, progress, earlier, parallel::BLOCK)
+}
+
+/// [`read_records_after`] in blocks of `block_size` bytes, on this thread.
+fn read_in_blocks_here(
+    input: &mut RecordReader,
+    progress: &mut Progress,
+    earlier: Earlier,
+    block_size: usize,
+) -> Result<Records> {
     let mut reading = Reading::new(earlier);
-    while let Some((line, record)) = input.next_numbered()? {
-        progress.tick();
-        reading.add(line, record)?;
+    let mut block = Vec::new();
+    while input.next_block(block_size, &mut block)? {
+        let before = reading.lines;
+        reading.add_lines(&block)?;
+        progress.add(reading.lines - before);
     }
     Ok(reading.finish())
 }
@@ -346,6 +358,19 @@ impl Reading {
             && id.is_none()
             && matches!(self.records.names, RecordNames::LineNumbers { lines: None });
         Ok(())
+    }
+
+    /// Adds the lines of `text`, whole lines of the input from the one after the last added:
+    /// runs of plain 64-bit decimals by the quick loop ([`Reading::add_long_decimals`]), the
+    /// other lines one by one.
+    fn add_lines(&mut self, text: &[u8]) -> Result<()> {
+        let mut rest = text;
+        loop {
+            rest = &rest[self.add_long_decimals(rest)..];
+            let Some((record, after)) = crate::io::next_line(rest) else { return Ok(()) };
+            rest = after;
+            self.add(self.lines + 1, record)?;
+        }
     }
 
     /// Room for the fingerprints of `bytes` of input, as a block's reading reckons it (a

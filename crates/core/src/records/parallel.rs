@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use super::file_blocks::FileBlocks;
 use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
-use crate::io::{block_lines, next_line, read_error};
+use crate::io::{block_lines, read_error};
 use crate::progress::Progress;
 use crate::threads::spawn_with;
 use crate::{RecordReader, Result};
@@ -19,7 +19,7 @@ use crate::{RecordReader, Result};
 /// (and their lists of fingerprints) take few fresh pages: at 1M random fingerprints 256 KB
 /// read about 1 ms sooner than 1 MB (four comparisons of 25-41 alternating runs), and alike
 /// at 10M.
-const BLOCK: usize = 1 << 18;
+pub(super) const BLOCK: usize = 1 << 18;
 
 /// Blocks handed to one thread and not yet appended: one being read, one waiting.
 const IN_FLIGHT: usize = 2;
@@ -156,18 +156,7 @@ impl Part {
         // long by one long line holds few records.
         let room = ((block.len() - skip) / 16 + 1).min(BLOCK / 8);
         reading.records.fingerprints.reserve(room);
-        let mut failed = false;
-        let mut rest = &block[skip..];
-        loop {
-            // Runs of plain 64-bit decimals by the quick loop, the other lines one by one.
-            rest = &rest[reading.add_long_decimals(rest)..];
-            let Some((record, after)) = next_line(rest) else { break };
-            rest = after;
-            if reading.add(reading.lines + 1, record).is_err() {
-                failed = true;
-                break;
-            }
-        }
+        let failed = reading.add_lines(&block[skip..]).is_err();
         Part { block, skip, reading, failed, error: None }
     }
 }
@@ -243,6 +232,7 @@ impl Reading {
 mod tests {
     use proptest::prelude::*;
 
+    use super::super::read_in_blocks_here;
     use super::*;
     use crate::fingerprint::Width;
 
@@ -349,6 +339,10 @@ mod tests {
         ) {
             let expected = reference(&text, earlier);
             prop_assert_eq!(read(&text, earlier, 1, 0), expected.clone());
+            let mut input = RecordReader::new(std::io::Cursor::new(text.clone()), "test".into());
+            let progress = &mut Progress::new(true, "");
+            let here = read_in_blocks_here(&mut input, progress, earlier, block_size);
+            prop_assert_eq!(outcome(here), expected.clone());
             prop_assert_eq!(read(&text, earlier, threads, block_size), expected.clone());
             prop_assert_eq!(read_file(&text, earlier, threads, block_size), expected);
         }
