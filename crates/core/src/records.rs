@@ -373,16 +373,25 @@ impl Reading {
         }
     }
 
-    /// Room for the fingerprints of `bytes` of input, as a block's reading reckons it (a
-    /// word per 16 bytes), taken at once and in huge pages where the system has them: the list
-    /// is then neither grown nor copied, and its first touch faults 512 times less. Without
-    /// the room (refused), the list grows as it fills.
-    fn reserve_for(&mut self, bytes: u64) {
-        let words = usize::try_from(bytes / 16 + 1).unwrap_or(usize::MAX);
+    /// Room for the fingerprints of `total` bytes of input, reckoned from the `read` bytes
+    /// whose records are in already (their words per byte, 2% more), taken at once and in
+    /// huge pages where the system has them: the list is then neither grown nor copied, and
+    /// its first touch faults 512 times less. Returns whether it was reckoned (`false` while
+    /// no fingerprint has come); refused, the list grows as it fills. Reckoned from the
+    /// records themselves, the room suits ids and wide fingerprints alike, not only the 20
+    /// bytes of a lone 64-bit decimal.
+    fn reserve_like(&mut self, read: usize, total: u64) -> bool {
         let fingerprints = &mut self.records.fingerprints;
-        if crate::memory::fallible(|| fingerprints.try_reserve(words)).is_ok() {
+        if fingerprints.is_empty() || read == 0 {
+            return false;
+        }
+        let per_byte = fingerprints.len() as f64 / read as f64;
+        let words = (total as f64 * per_byte * 1.02) as usize + 1;
+        let more = words.saturating_sub(fingerprints.len());
+        if crate::memory::fallible(|| fingerprints.try_reserve_exact(more)).is_ok() {
             crate::memory::prefer_huge_pages(fingerprints.spare_capacity_mut());
         }
+        true
     }
 
     /// Adds the lines at the start of `text` that are lone decimals of 17 to 20 digits each

@@ -79,9 +79,8 @@ fn read_in_blocks(
         }
         let threads = workers.len();
         let mut reading = Reading::new(earlier);
-        if let Some(blocks) = file.get() {
-            reading.reserve_for(blocks.bytes());
-        }
+        // Of a regular file: the bytes appended so far, until the room for all is taken.
+        let mut sampled = file.get().map(|_| 0usize);
         // Blocks go to the threads in turn, and their parts come back in the same turn, so
         // in input order; each thread holds at most IN_FLIGHT of them.
         let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
@@ -113,7 +112,14 @@ fn read_in_blocks(
                 return Err(read_error(input.name(), e));
             }
             progress.add(part.reading.lines);
-            reading.append(part.reading, part.failed, &part.block[part.skip..])?;
+            let lines = &part.block[part.skip..];
+            reading.append(part.reading, part.failed, lines)?;
+            if let (Some(bytes), Some(blocks)) = (&mut sampled, file.get()) {
+                *bytes += lines.len();
+                if reading.reserve_like(*bytes, blocks.bytes()) {
+                    sampled = None;
+                }
+            }
             spare.push(part.block);
         }
     })
