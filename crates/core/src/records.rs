@@ -489,6 +489,21 @@ mod tests {
         assert_eq!(error, r"line 2: a record with an id among records without ids: 'a\t1'");
     }
 
+    /// The room is reckoned from the records in already: none before the first fingerprint,
+    /// then the words per byte read, times the bytes of the whole, 2% more.
+    #[test]
+    fn room_is_reckoned_from_the_records_read() {
+        let mut reading = Reading::new(Earlier::default());
+        assert!(!reading.reserve_like(0, 2000));
+        assert!(!reading.reserve_like(200, 2000), "no fingerprint yet");
+        reading.records.fingerprints.extend(0..10u64);
+        assert!(reading.reserve_like(200, 2000));
+        // 10 words in 200 bytes: 100 for 2000 bytes, 102 with the margin, and one more.
+        let room = reading.records.fingerprints.capacity();
+        assert!((103..=110).contains(&room), "room {room}");
+        assert_eq!(reading.records.fingerprints, (0..10u64).collect::<Vec<_>>());
+    }
+
     #[test]
     fn errors_name_the_line() {
         let cases = [
