@@ -50,10 +50,10 @@ pub use summary::Summary;
 pub use tables::{binomial, Blocks, Table, Tables};
 pub use wide::{check_k, default_rule, find_near, rule_for, WideRule, WideSummary};
 
-/// The sh-pairs command.
 /// With at least this many records in a pair, the pairs are written on threads.
 const WRITE_ON_THREADS_FROM: usize = 1 << 14;
 
+/// The sh-pairs command.
 pub fn run(args: Args) -> Result<()> {
     if args.map || args.reduce || args.numbered {
         return run_map_reduce(&args);
@@ -214,7 +214,7 @@ pub fn write_pairs<W: Write>(
     };
     let written = if options.threads > 1 && paired.len() >= WRITE_ON_THREADS_FROM {
         let threads = options.threads;
-        emit_pairs_on_threads(&index, &neighbours, &paired, selection, threads, lines, out)
+        emit_pairs_on_threads(&neighbours, &paired, selection, threads, lines, out)
     } else {
         emit_pairs(&index, &neighbours, &paired, selection, &mut lines.writer(out))
     };

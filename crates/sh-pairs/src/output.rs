@@ -74,16 +74,8 @@ pub fn emit_pairs(
     sink: &mut impl PairSink,
 ) -> io::Result<u64> {
     let mut emitter = Emitter::new(index, neighbours, sink);
-    let mut records = paired.range(0, firsts(index, selection));
-    let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
-    loop {
-        batch.clear();
-        batch.extend(records.by_ref().take(BATCH));
-        if batch.is_empty() {
-            return Ok(emitter.count);
-        }
-        emitter.pairs_of_batch(&batch, selection)?;
-    }
+    emitter.pairs_of_records(paired.range(0, firsts(index, selection)), selection)?;
+    Ok(emitter.count)
 }
 
 /// Records whose data is loaded together before their pairs are found ([`Emitter::warm`]).
@@ -151,10 +143,22 @@ impl<'a, S: PairSink> Emitter<'a, S> {
         std::hint::black_box(touched);
     }
 
-    /// The selected pairs of each of `records` in turn, their data loaded first.
-    fn pairs_of_batch(&mut self, records: &[RecordIndex], selection: Selection) -> io::Result<()> {
-        self.warm(records);
-        records.iter().try_for_each(|&a| self.pairs_of(a, selection))
+    /// The selected pairs of each of `records` in turn, in batches whose data is loaded first.
+    fn pairs_of_records(
+        &mut self,
+        mut records: impl Iterator<Item = RecordIndex>,
+        selection: Selection,
+    ) -> io::Result<()> {
+        let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
+        loop {
+            batch.clear();
+            batch.extend(records.by_ref().take(BATCH));
+            if batch.is_empty() {
+                return Ok(());
+            }
+            self.warm(&batch);
+            batch.iter().try_for_each(|&a| self.pairs_of(a, selection))?;
+        }
     }
 
     /// The selected pairs whose first record is `a`, in order of the second.

@@ -9,8 +9,8 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use sh_core::threads::spawn_with;
 
-use super::{firsts, Emitter, PairLines, Selection, BATCH};
-use crate::index::{Index, Neighbours, RecordIndex, RecordSet};
+use super::{firsts, Emitter, PairLines, Selection};
+use crate::index::{Neighbours, RecordIndex, RecordSet};
 
 /// Records per chunk.
 const CHUNK: RecordIndex = 1 << 15;
@@ -28,10 +28,10 @@ struct Piece {
     end: Option<io::Result<u64>>,
 }
 
-/// [`super::emit_pairs`] on `threads` threads, each writing its lines as `lines` tells into
-/// memory; the text goes to `out` in order. Returns how many pairs there were.
+/// [`super::emit_pairs`] of `lines.index` on `threads` threads, each writing its lines as
+/// `lines` tells into memory; the text goes to `out` in order. Returns how many pairs there
+/// were.
 pub fn emit_pairs_on_threads<W: Write>(
-    index: &Index,
     neighbours: &Neighbours,
     paired: &RecordSet,
     selection: Selection,
@@ -40,7 +40,7 @@ pub fn emit_pairs_on_threads<W: Write>(
     out: &mut W,
 ) -> io::Result<u64> {
     let sizes = Sizes { chunk: CHUNK, piece: PIECE };
-    emit_in_chunks(index, neighbours, paired, selection, threads, lines, out, sizes)
+    emit_in_chunks(neighbours, paired, selection, threads, lines, out, sizes)
 }
 
 /// Records per chunk and bytes per piece.
@@ -51,9 +51,7 @@ struct Sizes {
 }
 
 /// [`emit_pairs_on_threads`] in chunks and pieces of the given sizes.
-#[allow(clippy::too_many_arguments)]
 fn emit_in_chunks<W: Write>(
-    index: &Index,
     neighbours: &Neighbours,
     paired: &RecordSet,
     selection: Selection,
@@ -62,12 +60,13 @@ fn emit_in_chunks<W: Write>(
     out: &mut W,
     Sizes { chunk: records_per_chunk, piece }: Sizes,
 ) -> io::Result<u64> {
+    let index = lines.index;
     let end = firsts(index, selection);
     let chunks = end.div_ceil(records_per_chunk) as usize;
     let chunk_pieces = |chunk: usize, send: &mut dyn FnMut(Piece) -> bool| {
         let start = chunk as RecordIndex * records_per_chunk;
         let records = paired.range(start, end.min(start.saturating_add(records_per_chunk)));
-        pieces(records, index, neighbours, selection, lines, piece, send);
+        pieces(records, neighbours, selection, lines, piece, send);
     };
     std::thread::scope(|scope| {
         let mut workers: Vec<(SyncSender<usize>, Receiver<Piece>)> = Vec::new();
@@ -92,31 +91,11 @@ fn emit_in_chunks<W: Write>(
             }
             workers.push((to_worker, pieces));
         }
-        let mut total = 0;
         if workers.is_empty() {
-            // No thread: this one finds the pairs and writes them, piece by piece.
-            let mut failed = None;
-            for chunk in 0..chunks {
-                chunk_pieces(chunk, &mut |piece| {
-                    // Nothing more is written after a failed write (the chunk's last piece
-                    // still comes).
-                    if failed.is_some() {
-                        return false;
-                    }
-                    match write_piece(out, piece, &mut total) {
-                        Ok(_) => true,
-                        Err(e) => {
-                            failed = Some(e);
-                            false
-                        }
-                    }
-                });
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-            }
-            return Ok(total);
+            // No thread: the one loop, on this thread.
+            return super::emit_pairs(index, neighbours, paired, selection, &mut lines.writer(out));
         }
+        let mut total = 0;
         // Chunks go to the threads in turn, and their pieces are taken in the same turn.
         let threads = workers.len();
         let mut sent = 0;
@@ -155,8 +134,7 @@ fn write_piece(out: &mut impl Write, piece: Piece, total: &mut u64) -> io::Resul
 /// (which tells whether to go on) as it fills, however many pairs one record has; the last one
 /// tells how many pairs there were.
 fn pieces(
-    mut records: impl Iterator<Item = RecordIndex>,
-    index: &Index,
+    records: impl Iterator<Item = RecordIndex>,
     neighbours: &Neighbours,
     selection: Selection,
     lines: PairLines,
@@ -165,17 +143,8 @@ fn pieces(
 ) {
     let mut text = PieceWriter { text: Vec::with_capacity(piece + piece / 4), piece, send };
     let mut writer = lines.writer(&mut text);
-    let mut emitter = Emitter::new(index, neighbours, &mut writer);
-    let mut batch: Vec<RecordIndex> = Vec::with_capacity(BATCH);
-    let mut result = Ok(());
-    while result.is_ok() {
-        batch.clear();
-        batch.extend(records.by_ref().take(BATCH));
-        if batch.is_empty() {
-            break;
-        }
-        result = emitter.pairs_of_batch(&batch, selection);
-    }
+    let mut emitter = Emitter::new(lines.index, neighbours, &mut writer);
+    let result = emitter.pairs_of_records(records, selection);
     let pairs = emitter.count;
     let PieceWriter { text, send, .. } = text;
     send(Piece { text, end: Some(result.map(|()| pairs)) });
@@ -209,7 +178,7 @@ impl Write for PieceWriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::RecordIndex;
+    use crate::index::{Index, RecordIndex};
     use crate::output::{emit_pairs, Format};
     use crate::search::find_near_groups;
     use crate::tables::Tables;
@@ -274,7 +243,6 @@ mod tests {
                         let mut out = Vec::new();
                         let sizes = Sizes { chunk: chunk as RecordIndex, piece };
                         let written = emit_in_chunks(
-                            index,
                             &neighbours,
                             &paired,
                             selection,
