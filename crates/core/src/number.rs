@@ -115,13 +115,8 @@ fn long_words(digits: &[u8]) -> Option<(u64, u64, u64)> {
 /// the slow way, which tells what is wrong with it.
 #[inline]
 pub fn long_decimal_line(text: &[u8]) -> Option<(u64, usize)> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     let word = |at: usize| u64::from_le_bytes(text[at..at + 8].try_into().expect("eight bytes"));
-    // Bytes equal to '\n' flagged; only the lowest flag of a word is sure to be one.
-    let newlines = |word: u64| {
-        let x = word ^ (u64::from(b'\n') * ONES);
-        x.wrapping_sub(ONES) & !x & (0x80 * ONES)
-    };
+    let newlines = |word: u64| crate::record::bytes_equal(word, b'\n');
     let (first, second, third) = (word(0), word(8), word(16));
     let last = newlines(third);
     if newlines(first) | newlines(second) != 0 || last == 0 {

@@ -56,14 +56,9 @@ impl<'a> Iterator for Items<'a> {
 /// bytes memchr takes over.
 #[inline]
 pub fn find_byte(text: &[u8], byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     let mut words = text.chunks_exact(8);
     for (n, word) in words.by_ref().take(4).enumerate() {
-        // Bytes equal to `byte` become zero; the lowest flagged byte is the first zero (a
-        // borrow can only flag bytes above a true zero).
-        let x =
-            u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ (u64::from(byte) * ONES);
-        let zero = x.wrapping_sub(ONES) & !x & (0x80 * ONES);
+        let zero = bytes_equal(u64::from_le_bytes(word.try_into().expect("eight bytes")), byte);
         if zero != 0 {
             return Some(n * 8 + (zero.trailing_zeros() / 8) as usize);
         }
@@ -74,6 +69,17 @@ pub fn find_byte(text: &[u8], byte: u8) -> Option<usize> {
         return words.remainder().iter().position(|&b| b == byte).map(|at| scanned + at);
     }
     memchr(byte, &text[scanned..]).map(|at| scanned + at)
+}
+
+/// The bytes of `word` (little-endian: the first byte lowest) equal to `byte`, flagged by their
+/// high bit: zero when there is none, and the lowest flag the first such byte (flags above it
+/// may be false: XORed with `byte` they become zero, and a borrow can only flag bytes above a
+/// true zero).
+#[inline]
+pub(crate) fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = word ^ (u64::from(byte) * ONES);
+    x.wrapping_sub(ONES) & !x & (0x80 * ONES)
 }
 
 /// Writes the id part of a record (`ID<TAB>`) when there is one.
