@@ -24,6 +24,9 @@ pub(super) struct FileBlocks {
     count: usize,
     /// The bytes from `start` to the end when measured.
     bytes: u64,
+    /// The file as measured, mapped into memory (when the system could map it): the lines of
+    /// a block that lie within it are read there, not copied ([`FileBlocks::mapped`]).
+    map: Option<memmap2::Mmap>,
 }
 
 impl FileBlocks {
@@ -34,7 +37,13 @@ impl FileBlocks {
         let bytes = len.saturating_sub(start);
         let count = bytes.div_ceil(size).max(1);
         let count = usize::try_from(count).map_err(|_| io::Error::other("file too large"))?;
-        Ok(FileBlocks { file, start, size, count, bytes })
+        // SAFETY: the map is only read, and only within the length measured here. A file
+        // truncated by another program while it is read is outside what a map can guard
+        // against (the read then ends the process with SIGBUS), as for any program that maps
+        // its input; changes of its bytes in place change what is read, as with `read`.
+        #[allow(unsafe_code)]
+        let map = if count > 1 { unsafe { memmap2::Mmap::map(&file) }.ok() } else { None };
+        Ok(FileBlocks { file, start, size, count, bytes, map })
     }
 
     pub(super) fn count(&self) -> usize {
@@ -50,6 +59,40 @@ impl FileBlocks {
     /// shares standard input then reads on from there).
     pub(super) fn finish(&self) -> io::Result<()> {
         io::Seek::seek(&mut &self.file, io::SeekFrom::End(0)).map(|_| ())
+    }
+
+    /// The lines of block `i` as [`FileBlocks::read`] finds them, read in place in the file's
+    /// map, when they lie within it: for every block but the last (which reads on to the end
+    /// of the file, however far it has grown) and one whose last line runs on past the map.
+    pub(super) fn mapped(&self, i: usize) -> Option<&[u8]> {
+        let mapping = self.map.as_ref()?;
+        if i + 1 >= self.count {
+            return None;
+        }
+        let from = usize::try_from(self.start + i as u64 * self.size).ok()?;
+        let to = from.checked_add(usize::try_from(self.size).ok()?)?;
+        if to > mapping.len() {
+            return None;
+        }
+        // The range's pages (and the byte before it) mapped at once, not a fault at a time:
+        // at 1M random fingerprints `sh-pairs` ran 1.4-1.9 ms sooner than with the faults. An
+        // advice: where the system has none such (before Linux 5.14), the faults map them.
+        let before = usize::from(i > 0);
+        let _ =
+            mapping.advise_range(memmap2::Advice::PopulateRead, from - before, to - from + before);
+        let map: &[u8] = mapping;
+        // The first line starts at the range's start, or after the first LF from the byte
+        // before it on, if that is within the range.
+        let first = match i {
+            0 => from,
+            _ => match memchr::memchr(b'\n', &map[from - 1..to]) {
+                Some(lf) if from + lf < to => from + lf,
+                _ => return Some(&[]),
+            },
+        };
+        // The last line that starts in the range ends at the first LF from its last byte on.
+        let end = to + memchr::memchr(b'\n', &map[to - 1..])?;
+        Some(&map[first..end])
     }
 
     /// Block `i` into `block` (emptied first): its lines, their line endings kept, are
@@ -144,6 +187,10 @@ mod tests {
         (0..blocks.count())
             .map(|i| {
                 let skip = blocks.read(i, &mut block).unwrap();
+                // The map, where it serves, finds the same lines.
+                if let Some(mapped) = blocks.mapped(i) {
+                    assert_eq!(mapped, &block[skip..], "block {i}");
+                }
                 block[skip..].to_vec()
             })
             .collect()
@@ -168,6 +215,21 @@ mod tests {
                 prop_assert!(block.is_empty() || block.ends_with(b"\n") || rest_empty);
             }
         }
+    }
+
+    /// Every block but the last is found in the map, where its lines end within it.
+    #[test]
+    fn the_map_serves_every_block_but_the_last() {
+        let text: Vec<u8> = (0..500).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &text).unwrap();
+        let blocks = FileBlocks::new(file, 3, 64).unwrap();
+        let mapped: Vec<&[u8]> =
+            (0..blocks.count() - 1).map(|i| blocks.mapped(i).unwrap()).collect();
+        assert!(blocks.mapped(blocks.count() - 1).is_none());
+        let mut block = Vec::new();
+        let skip = blocks.read(blocks.count() - 1, &mut block).unwrap();
+        assert_eq!([mapped.concat(), block[skip..].to_vec()].concat(), &text[3..]);
     }
 
     #[test]

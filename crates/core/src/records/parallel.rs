@@ -112,15 +112,16 @@ fn read_in_blocks(
                 return Err(read_error(input.name(), e));
             }
             progress.add(part.reading.lines);
-            let lines = &part.block[part.skip..];
-            reading.append(part.reading, part.failed, lines)?;
+            let Part { block, mapped, skip, reading: read, failed, .. } = part;
+            let lines = mapped.unwrap_or(&block[skip..]);
+            reading.append(read, failed, lines)?;
             if let (Some(bytes), Some(blocks)) = (&mut sampled, file.get()) {
                 *bytes += lines.len();
                 if reading.reserve_like(*bytes, blocks.bytes()) {
                     sampled = None;
                 }
             }
-            spare.push(part.block);
+            spare.push(block);
         }
     })
 }
@@ -132,9 +133,11 @@ struct Job {
 }
 
 /// One block and its records, read as if it were the whole input.
-struct Part {
-    /// The block's lines are `block[skip..]`.
+struct Part<'m> {
+    /// The block's lines are `mapped`, read in place in the file's map, or else
+    /// `block[skip..]`.
     block: Vec<u8>,
+    mapped: Option<&'m [u8]>,
     skip: usize,
     reading: Reading,
     /// Whether a line broke a rule on its own (it is then read again after the records before
@@ -144,26 +147,30 @@ struct Part {
     error: Option<std::io::Error>,
 }
 
-impl Part {
-    /// Reads the records of `job`'s block: read from `file` first, when the input is one.
-    fn read(job: Job, file: Option<&FileBlocks>) -> Part {
+impl<'m> Part<'m> {
+    /// Reads the records of `job`'s block: found in `file`'s map or read from `file` first,
+    /// when the input is one.
+    fn read(job: Job, file: Option<&'m FileBlocks>) -> Part<'m> {
         let Job { index, mut block } = job;
         let mut reading = Reading::new(Earlier::default());
-        let skip = match file.map(|file| file.read(index, &mut block)) {
+        let mapped = file.and_then(|file| file.mapped(index));
+        let skip = match file.filter(|_| mapped.is_none()).map(|f| f.read(index, &mut block)) {
             None => 0,
             Some(Ok(skip)) => skip,
             Some(Err(error)) => {
-                return Part { block, skip: 0, reading, failed: true, error: Some(error) };
+                let failed = true;
+                return Part { block, mapped, skip: 0, reading, failed, error: Some(error) };
             }
         };
+        let lines = mapped.unwrap_or(&block[skip..]);
         // Room for a fingerprint word per 16 bytes, so that the list is not grown and copied
         // as it fills: a line of a 64-bit one has 2 to 21 bytes (random ones about 20), of a
         // wide one 35 or 67 (2 or 4 words). At most what an ordinary block needs: a block made
         // long by one long line holds few records.
-        let room = ((block.len() - skip) / 16 + 1).min(BLOCK / 8);
+        let room = (lines.len() / 16 + 1).min(BLOCK / 8);
         reading.records.fingerprints.reserve(room);
-        let failed = reading.add_lines(&block[skip..]).is_err();
-        Part { block, skip, reading, failed, error: None }
+        let failed = reading.add_lines(lines).is_err();
+        Part { block, mapped, skip, reading, failed, error: None }
     }
 }
 
