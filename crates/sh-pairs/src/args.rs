@@ -76,7 +76,10 @@ Memory: about 20 bytes per record and 4 more per distinct fingerprint, at most (
 word of a wide one; the ids come on top), plus about 16 bytes per pair of near distinct fingerprints, which must be \
 held to write the output in order. If those do not fit, sh-pairs stops with an error rather \
 than writing part of the output; --sparse needs the same memory for the search but writes \
-far fewer lines.
+far fewer lines. A regular file is read in place (mapped) where the system caches it: its \
+pages count in the resident size too, though they take no memory of their own (and a file \
+cut short by another program while sh-pairs reads it ends it with SIGBUS, as any program \
+that maps its input).
 
 Map/reduce (--map, --reduce): the same search as a map and a reduce step, for inputs too large \
 for one machine, run on a distributed engine such as Apache Spark (examples/spark/ in the \
