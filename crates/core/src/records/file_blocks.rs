@@ -75,11 +75,14 @@ impl FileBlocks {
             return None;
         }
         // The range's pages (and the byte before it) mapped at once, not a fault at a time:
-        // at 1M random fingerprints `sh-pairs` ran 1.4-1.9 ms sooner than with the faults. An
+        // at 1M random fingerprints `sh-pairs` took 33.8 ms against 35.1 with the faults. An
         // advice: where the system has none such (before Linux 5.14), the faults map them.
-        let before = usize::from(i > 0);
-        let _ =
-            mapping.advise_range(memmap2::Advice::PopulateRead, from - before, to - from + before);
+        #[cfg(target_os = "linux")]
+        {
+            let before = usize::from(i > 0);
+            let (at, len) = (from - before, to - from + before);
+            let _ = mapping.advise_range(memmap2::Advice::PopulateRead, at, len);
+        }
         let map: &[u8] = mapping;
         // The first line starts at the range's start, or after the first LF from the byte
         // before it on, if that is within the range.
