@@ -154,13 +154,16 @@ impl<'m> Part<'m> {
         let Job { index, mut block } = job;
         let mut reading = Reading::new(Earlier::default());
         let mapped = file.and_then(|file| file.mapped(index));
-        let skip = match file.filter(|_| mapped.is_none()).map(|f| f.read(index, &mut block)) {
-            None => 0,
-            Some(Ok(skip)) => skip,
-            Some(Err(error)) => {
-                let failed = true;
-                return Part { block, mapped, skip: 0, reading, failed, error: Some(error) };
-            }
+        let skip = match (file, mapped) {
+            (Some(file), None) => match file.read(index, &mut block) {
+                Ok(skip) => skip,
+                Err(error) => {
+                    let failed = true;
+                    return Part { block, mapped, skip: 0, reading, failed, error: Some(error) };
+                }
+            },
+            // Found in the map, or text handed over already.
+            _ => 0,
         };
         let lines = mapped.unwrap_or(&block[skip..]);
         // Room for a fingerprint word per 16 bytes, so that the list is not grown and copied
