@@ -59,13 +59,14 @@ fn refused(size: usize) {
 }
 
 // The second exception to the workspace's rule against unsafe code: a global allocator is an
-// `unsafe impl` by nature. Each method hands the call to the system's allocator as it is and
-// only looks at the pointer that comes back.
+// `unsafe impl` by nature. Each method hands the call to the system's allocator as it is, or a
+// large block to `large` (a mapping of its own that starts on a huge page), and only looks at
+// the pointer that comes back.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's promises about `layout` are passed on unchanged.
-        let pointer = unsafe { System.alloc(layout) };
+        let pointer = unsafe { allocate(layout) };
         if pointer.is_null() {
             refused(layout.size());
         }
@@ -73,8 +74,12 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        let pointer = unsafe { System.alloc_zeroed(layout) };
+        let pointer = if large::is_large(layout.size(), layout) {
+            large::map(layout.size()) // a fresh mapping: zeros
+        } else {
+            // SAFETY: as in `alloc`.
+            unsafe { System.alloc_zeroed(layout) }
+        };
         if pointer.is_null() {
             refused(layout.size());
         }
@@ -82,8 +87,29 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn realloc(&self, old: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        // SAFETY: `old` was allocated by this allocator, that is by `System`, with `layout`.
-        let pointer = unsafe { System.realloc(old, layout, size) };
+        let (was_large, is_large) =
+            (large::is_large(layout.size(), layout), large::is_large(size, layout));
+        let pointer = match (was_large, is_large) {
+            (true, true) => large::remap(old, layout.size(), size),
+            // SAFETY: `old` was allocated by this allocator with `layout`, by `System` when
+            // it is not large; the caller's promises about `size` are passed on unchanged.
+            (false, false) => unsafe { System.realloc(old, layout, size) },
+            _ => {
+                // Across the line between the two: a new block, the bytes kept copied over.
+                // SAFETY: `size` with `layout`'s alignment is a valid layout (the caller's
+                // promise), and `old` was allocated by this allocator with `layout`.
+                let new = unsafe { Layout::from_size_align_unchecked(size, layout.align()) };
+                let pointer = unsafe { allocate(new) };
+                if !pointer.is_null() {
+                    let kept = layout.size().min(size);
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(old, pointer, kept);
+                        self.dealloc(old, layout);
+                    }
+                }
+                pointer
+            }
+        };
         if pointer.is_null() {
             refused(size);
         }
@@ -91,8 +117,46 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        // SAFETY: `pointer` was allocated by this allocator, that is by `System`, with `layout`.
-        unsafe { System.dealloc(pointer, layout) }
+        if large::is_large(layout.size(), layout) {
+            large::unmap(pointer, layout.size());
+        } else {
+            // SAFETY: `pointer` was allocated by this allocator, by `System` as it is not
+            // large, with `layout`.
+            unsafe { System.dealloc(pointer, layout) }
+        }
+    }
+}
+
+/// A block for `layout`: a mapping of its own when it is large, else the system allocator's.
+///
+/// # Safety
+///
+/// As [`GlobalAlloc::alloc`]: `layout` has a non-zero size.
+#[allow(unsafe_code)]
+unsafe fn allocate(layout: Layout) -> *mut u8 {
+    if large::is_large(layout.size(), layout) {
+        large::map(layout.size())
+    } else {
+        // SAFETY: the caller's promise about `layout`.
+        unsafe { System.alloc(layout) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod large;
+
+/// Elsewhere every block is the system allocator's.
+#[cfg(not(target_os = "linux"))]
+mod large {
+    pub(super) fn is_large(_size: usize, _layout: std::alloc::Layout) -> bool {
+        false
+    }
+    pub(super) fn map(_size: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+    pub(super) fn unmap(_pointer: *mut u8, _size: usize) {}
+    pub(super) fn remap(_pointer: *mut u8, _old: usize, _size: usize) -> *mut u8 {
+        std::ptr::null_mut()
     }
 }
 
@@ -143,6 +207,46 @@ mod tests {
         let inside = fallible(|| (FALLIBLE.with(Cell::get), fallible(|| FALLIBLE.with(Cell::get))));
         assert_eq!(inside, (true, true));
         assert!(!FALLIBLE.with(Cell::get), "restored after");
+    }
+
+    /// Blocks grown and shrunk across the size from which they are mapped apart keep their
+    /// contents, and start on a huge page while they are large.
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_allocator_keeps_contents_across_the_large_line() {
+        let sizes = [24, 100_000, large::LARGE - 8, large::LARGE, 3 * large::LARGE + 40, 4096];
+        let layout = |size| Layout::from_size_align(size, 8).unwrap();
+        let filled = |p: *mut u8, n: usize| {
+            // SAFETY: `p` holds at least `n` bytes, written by the loop below.
+            let bytes = unsafe { std::slice::from_raw_parts(p, n) };
+            bytes.iter().enumerate().all(|(i, &b)| b == (i % 253) as u8)
+        };
+        for zeroed in [false, true] {
+            // SAFETY: non-zero sizes; every block is freed with the layout it has.
+            unsafe {
+                let first = layout(sizes[0]);
+                let mut p =
+                    if zeroed { Allocator.alloc_zeroed(first) } else { Allocator.alloc(first) };
+                let mut now = sizes[0];
+                for &next in &sizes[1..] {
+                    std::slice::from_raw_parts_mut(p, now)
+                        .iter_mut()
+                        .enumerate()
+                        .for_each(|(i, b)| *b = (i % 253) as u8);
+                    p = Allocator.realloc(p, layout(now), next);
+                    assert!(filled(p, now.min(next)), "{now} -> {next}");
+                    if cfg!(target_os = "linux") && next >= large::LARGE && now < large::LARGE {
+                        assert_eq!(p as usize % HUGE_PAGE, 0, "{now} -> {next}");
+                    }
+                    now = next;
+                }
+                Allocator.dealloc(p, layout(now));
+                let big = layout(large::LARGE + 1);
+                let z = Allocator.alloc_zeroed(big);
+                assert!(std::slice::from_raw_parts(z, big.size()).iter().all(|&b| b == 0));
+                Allocator.dealloc(z, big);
+            }
+        }
     }
 
     /// The advice changes no value, in a large array, a small one, an empty one and one

@@ -84,17 +84,19 @@ fn read_in_blocks(
         // Blocks go to the threads in turn, and their parts come back in the same turn, so
         // in input order; each thread holds at most IN_FLIGHT of them.
         let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
-        let mut spare: Vec<Vec<u8>> = Vec::new();
+        // Blocks' buffers and lists of fingerprints, once appended, for the next blocks: so
+        // that a block's list is not fresh memory, faulted in page by page.
+        let mut spare: Vec<(Vec<u8>, Vec<u64>)> = Vec::new();
         loop {
             while more && sent - appended < threads * IN_FLIGHT {
-                let mut block = spare.pop().unwrap_or_default();
+                let (mut block, fingerprints) = spare.pop().unwrap_or_default();
                 more = match file.get() {
                     Some(blocks) => sent < blocks.count(),
                     None => input.next_block(block_size, &mut block)?,
                 };
                 if more {
                     let worker = &workers[sent % threads].0;
-                    let job = Job { index: sent, block };
+                    let job = Job { index: sent, block, fingerprints };
                     worker.send(job).expect("a reading thread ends only when its sender does");
                     sent += 1;
                 }
@@ -114,14 +116,14 @@ fn read_in_blocks(
             progress.add(part.reading.lines);
             let Part { block, mapped, skip, reading: read, failed, .. } = part;
             let lines = mapped.unwrap_or(&block[skip..]);
-            reading.append(read, failed, lines)?;
+            let fingerprints = reading.append(read, failed, lines)?;
             if let (Some(bytes), Some(blocks)) = (&mut sampled, file.get()) {
                 *bytes += lines.len();
                 if reading.reserve_like(*bytes, blocks.bytes()) {
                     sampled = None;
                 }
             }
-            spare.push(block);
+            spare.push((block, fingerprints));
         }
     })
 }
@@ -130,6 +132,8 @@ fn read_in_blocks(
 struct Job {
     index: usize,
     block: Vec<u8>,
+    /// An empty list, with room perhaps, for the block's fingerprints.
+    fingerprints: Vec<u64>,
 }
 
 /// One block and its records, read as if it were the whole input.
@@ -151,8 +155,9 @@ impl<'m> Part<'m> {
     /// Reads the records of `job`'s block: found in `file`'s map or read from `file` first,
     /// when the input is one.
     fn read(job: Job, file: Option<&'m FileBlocks>) -> Part<'m> {
-        let Job { index, mut block } = job;
+        let Job { index, mut block, fingerprints } = job;
         let mut reading = Reading::new(Earlier::default());
+        reading.records.fingerprints = fingerprints;
         let mapped = file.and_then(|file| file.mapped(index));
         let skip = match (file, mapped) {
             (Some(file), None) => match file.read(index, &mut block) {
@@ -169,8 +174,10 @@ impl<'m> Part<'m> {
         // Room for a fingerprint word per 16 bytes, so that the list is not grown and copied
         // as it fills: a line of a 64-bit one has 2 to 21 bytes (random ones about 20), of a
         // wide one 35 or 67 (2 or 4 words). At most what an ordinary block needs: a block made
-        // long by one long line holds few records.
-        let room = (lines.len() / 16 + 1).min(BLOCK / 8);
+        // long by one long line holds few records. A sixteenth more, so that a list used for
+        // an earlier block (about as long: a block ends at the first line end past its size)
+        // has the room already and is not grown, which would copy it into fresh pages.
+        let room = ((lines.len() + lines.len() / 16) / 16 + 1).min(BLOCK / 8);
         reading.records.fingerprints.reserve(room);
         let failed = reading.add_lines(lines).is_err();
         Part { block, mapped, skip, reading, failed, error: None }
@@ -179,8 +186,10 @@ impl<'m> Part<'m> {
 
 impl Reading {
     /// Appends the records of the next block, `part`, read apart from line 1 (`failed`: it
-    /// stopped at a fault); `block` is its text.
-    fn append(&mut self, part: Reading, failed: bool, block: &[u8]) -> Result<()> {
+    /// stopped at a fault); `block` is its text. Returns the part's list of fingerprints,
+    /// emptied, for another block.
+    fn append(&mut self, mut part: Reading, failed: bool, block: &[u8]) -> Result<Vec<u64>> {
+        let mut emptied = std::mem::take(&mut part.records.fingerprints);
         let before = self.lines;
         // Whether the records so far are plain is known again after the next line added alone.
         self.plain = false;
@@ -189,13 +198,14 @@ impl Reading {
             for (line, record) in (before + 1..).zip(block_lines(block)) {
                 self.add(line, record)?;
             }
-            return Ok(());
+            emptied.clear();
+            return Ok(emptied);
         }
         if let Some((width, line)) = part.widths.first() {
             self.widths.check(before + line, width, b"")?;
         }
         self.ids.named = self.ids.named.or(part.ids.named);
-        let Records { fingerprints, names, .. } = part.records;
+        let Records { names, .. } = part.records;
         match (&mut self.records.names, names) {
             (RecordNames::Named { bytes, ends }, RecordNames::Named { bytes: more, ends: at }) => {
                 let offset = bytes.len();
@@ -224,10 +234,11 @@ impl Reading {
                 }
             },
         }
-        self.records.fingerprints.extend_from_slice(&fingerprints);
+        self.records.fingerprints.extend_from_slice(&emptied);
+        emptied.clear();
         self.count += part.count;
         self.lines = before + part.lines;
-        Ok(())
+        Ok(emptied)
     }
 
     /// Whether `part`, the next block read apart, keeps the rules that span blocks: ids

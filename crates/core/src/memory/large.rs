@@ -1,0 +1,152 @@
+//! Large allocations in mappings of their own that start on a huge page. The system's allocator
+//! maps a large block a page past wherever the system put it, so that a 2 MB page fits whole
+//! inside an array of 4 or 8 MB only once or twice, and the rest of the array is touched 4 KB
+//! at a time, a fault each (at 1M records sh-pairs took about 3,800 faults, 3,000 of them in
+//! such edges; BENCHMARKS.md). Here a block of at least [`LARGE`] bytes gets a mapping of whole
+//! huge pages that starts on one, all of it advised to be backed by huge pages (an advice: the
+//! system may not have them). The last huge page may hold less than 2 MB of the block: a block
+//! takes less than 2 MB more address space, and memory, than it asks for. Blocks of a stricter
+//! alignment than a page's, and every system but Linux, are left to the system's allocator.
+
+use std::alloc::Layout;
+use std::ffi::c_void;
+use std::num::NonZeroUsize;
+use std::ptr::NonNull;
+
+use nix::sys::mman::{mmap_anonymous, mremap, munmap, MRemapFlags, MapFlags, ProtFlags};
+
+use super::HUGE_PAGE;
+
+/// Blocks of at least a huge page are mapped here; smaller ones stay with the system's
+/// allocator, which reuses freed memory for them without fresh pages.
+pub(super) const LARGE: usize = 2 << 20;
+
+/// The alignment a mapping gives for nothing.
+const PAGE: usize = 4096;
+
+/// Whether a block of `size` bytes and `layout`'s alignment is one of this module's.
+pub(super) fn is_large(size: usize, layout: Layout) -> bool {
+    size >= LARGE && layout.align() <= PAGE
+}
+
+/// The length of the mapping of a block of `size` bytes: whole huge pages.
+fn mapped_len(size: usize) -> Option<usize> {
+    size.checked_next_multiple_of(HUGE_PAGE)
+}
+
+/// A fresh block of `size` bytes (zeros, as every fresh mapping), starting on a huge page;
+/// null when the system refuses it.
+// SAFETY (for the unsafe blocks of this file): each call maps fresh memory or unmaps or
+// moves a mapping made here, whose start and length this module computed; nothing else
+// holds these ranges.
+#[allow(unsafe_code)]
+pub(super) fn map(size: usize) -> *mut u8 {
+    let Some(len) = mapped_len(size) else {
+        return std::ptr::null_mut();
+    };
+    // A huge page more than needed, so that one of its huge page boundaries has the length
+    // after it; the slack before and after is given back.
+    let Some(total) = len.checked_add(HUGE_PAGE).and_then(NonZeroUsize::new) else {
+        return std::ptr::null_mut();
+    };
+    let protection = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
+    let Ok(mapping) = (unsafe { mmap_anonymous(None, total, protection, MapFlags::MAP_PRIVATE) })
+    else {
+        return std::ptr::null_mut();
+    };
+    let at = mapping.as_ptr() as usize;
+    let start = at.next_multiple_of(HUGE_PAGE);
+    let before = start - at;
+    let after = total.get() - before - len;
+    unsafe {
+        if before > 0 {
+            let _ = munmap(mapping, before);
+        }
+        if let Some(tail) = NonNull::new((start + len) as *mut c_void) {
+            if after > 0 {
+                let _ = munmap(tail, after);
+            }
+        }
+    }
+    super::advise_huge_pages(start, len);
+    start as *mut u8
+}
+
+/// Gives back a block of `size` bytes made by [`map`] or [`remap`].
+#[allow(unsafe_code)]
+pub(super) fn unmap(pointer: *mut u8, size: usize) {
+    if let (Some(at), Some(len)) = (NonNull::new(pointer.cast::<c_void>()), mapped_len(size)) {
+        let _ = unsafe { munmap(at, len) };
+    }
+}
+
+/// The block of `old` bytes at `pointer` (made here) grown or shrunk to `size` bytes, both
+/// large, its contents kept (moved by the system, without a copy, when it must move); null
+/// when refused, the block then left as it was.
+#[allow(unsafe_code)]
+pub(super) fn remap(pointer: *mut u8, old: usize, size: usize) -> *mut u8 {
+    let (Some(at), Some(old_len), Some(len)) =
+        (NonNull::new(pointer.cast::<c_void>()), mapped_len(old), mapped_len(size))
+    else {
+        return std::ptr::null_mut();
+    };
+    if len == old_len {
+        return pointer;
+    }
+    match unsafe { mremap(at, old_len, len, MRemapFlags::MREMAP_MAYMOVE, None) } {
+        // Grown or moved, the mapping keeps its advice (not always its alignment).
+        Ok(moved) => moved.as_ptr().cast::<u8>(),
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+#[cfg(test)]
+#[allow(unsafe_code)]
+mod tests {
+    use super::*;
+
+    /// The first `len` bytes of a block made here.
+    fn bytes<'a>(block: *mut u8, len: usize) -> &'a mut [u8] {
+        assert!(!block.is_null());
+        // SAFETY: the tests below ask only for bytes their block has.
+        unsafe { std::slice::from_raw_parts_mut(block, len) }
+    }
+
+    fn fill(block: &mut [u8]) {
+        block.iter_mut().enumerate().for_each(|(i, b)| *b = (i % 251) as u8);
+    }
+
+    fn filled(block: &[u8]) -> bool {
+        block.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8)
+    }
+
+    /// Fresh blocks start on a huge page and hold zeros; grown, shrunk and grown again they
+    /// keep what they held, wherever the system moves them.
+    #[test]
+    fn blocks_start_on_a_huge_page_and_keep_their_contents() {
+        for size in [LARGE, LARGE + 1, LARGE + HUGE_PAGE - 1, 3 * LARGE + 12345] {
+            let mut block = map(size);
+            assert_eq!(block as usize % HUGE_PAGE, 0, "{size}");
+            assert!(bytes(block, size).iter().all(|&b| b == 0));
+            fill(bytes(block, size));
+            let mut now = size;
+            for next in [size + 1, 2 * size, size + HUGE_PAGE, LARGE, 5 * size] {
+                block = remap(block, now, next);
+                assert!(filled(bytes(block, now.min(next))), "{now} -> {next}");
+                fill(bytes(block, next));
+                now = next;
+            }
+            let whole = now.next_multiple_of(HUGE_PAGE);
+            assert_eq!(remap(block, now, whole), block, "within its huge pages: in place");
+            unmap(block, whole);
+        }
+    }
+
+    #[test]
+    fn only_large_blocks_of_page_alignment_are_mapped_here() {
+        let word = Layout::new::<u64>();
+        assert!(!is_large(LARGE - 1, word));
+        assert!(is_large(LARGE, word));
+        assert!(!is_large(LARGE, Layout::from_size_align(8, 2 * PAGE).unwrap()));
+    }
+}
