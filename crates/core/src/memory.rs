@@ -168,7 +168,9 @@ const HUGE_PAGE: usize = 2 << 20;
 /// costs one fault instead of 512 (sh-pairs at 1M records: 4,000 fewer faults, 5 ms less;
 /// BENCHMARKS.md). Advice only: nothing changes when the system has huge pages off, none
 /// free, or is not Linux, and the contents stay what they are. Memory touched already keeps
-/// its pages.
+/// its pages. A block of 2 MB or more from [`Allocator`] is advised whole when it is made
+/// (`large.rs`); this asks the same of an array from any allocator (a library user's, the
+/// tests').
 pub fn prefer_huge_pages<T>(memory: &mut [T]) {
     let at = memory.as_mut_ptr() as usize;
     let start = at.next_multiple_of(HUGE_PAGE);
