@@ -12,8 +12,8 @@ mod buckets;
 
 pub(crate) use buckets::bucket_runs;
 use buckets::{
-    bucket_bits, deal_into_buckets, sort_buckets, top_bits, Buckets, LOOKUP_BUCKET, PARALLEL_FROM,
-    SORT_BUCKET,
+    bucket_bits, deal_into_buckets, sort_buckets, top_bits, Buckets, Found, LOOKUP_BUCKET,
+    PARALLEL_FROM, SORT_BUCKET,
 };
 use sh_core::memory::prefer_huge_pages;
 use sh_core::threads::spawn_or_run;
@@ -31,7 +31,9 @@ pub struct Index {
     distinct: Vec<u64>,
     /// Words per fingerprint: 1, 2 or 4.
     words: usize,
-    /// `members[group_start[g]..group_start[g + 1]]` are the records of `distinct[g]`.
+    /// `members[group_start[g]..group_start[g + 1]]` are the records of `distinct[g]`; empty
+    /// when every fingerprint is one record's (group `g` is then `members[g]` alone), so that
+    /// its pages, fresh memory, are never touched.
     group_start: Vec<RecordIndex>,
     members: Vec<RecordIndex>,
     /// The group of each record that can be in a pair, plus 1 (0 for the others): noted by
@@ -123,7 +125,7 @@ impl Index {
         let mut group_start: Vec<RecordIndex> = vec![0; n + 1];
         prefer_huge_pages(&mut group_start);
         let runs = bucket_runs(&bucket_start, threads);
-        let found: Vec<usize> = std::thread::scope(|scope| {
+        let found: Vec<Found> = std::thread::scope(|scope| {
             let (mut members, mut distinct, mut group_start) =
                 (&mut members[..], &mut distinct[..], &mut group_start[..]);
             let mut workers = Vec::new();
@@ -144,17 +146,31 @@ impl Index {
             workers.into_iter().map(|w| w.join()).collect()
         });
         let mut groups = 0;
-        for (run, &count) in runs.iter().zip(&found) {
+        let every_one_alone = found.iter().all(|f| f.alone);
+        for (run, &Found { count, alone }) in runs.iter().zip(&found) {
             let first = bucket_start[run.start];
             distinct.copy_within(first..first + count, groups);
-            group_start.copy_within(first..first + count, groups);
+            if every_one_alone {
+                // No start is needed (nor was one written).
+            } else if alone {
+                // A run without repeats beside others with some: its starts were not written.
+                for (g, start) in group_start[groups..groups + count].iter_mut().enumerate() {
+                    *start = (first + g) as RecordIndex;
+                }
+            } else {
+                group_start.copy_within(first..first + count, groups);
+            }
             groups += count;
         }
         distinct.truncate(groups);
         distinct.shrink_to_fit();
-        group_start.truncate(groups);
-        group_start.push(n as RecordIndex);
-        group_start.shrink_to_fit();
+        if every_one_alone {
+            group_start = Vec::new();
+        } else {
+            group_start.truncate(groups);
+            group_start.push(n as RecordIndex);
+            group_start.shrink_to_fit();
+        }
 
         let lookup_bits = self::bucket_bits(distinct.len(), LOOKUP_BUCKET);
         let mut lookup: Vec<GroupIndex> = vec![0; (1 << lookup_bits) + 1];
@@ -260,6 +276,9 @@ impl Index {
     /// The records of group `g`, ascending.
     pub fn members(&self, g: GroupIndex) -> &[RecordIndex] {
         let g = g as usize;
+        if self.group_start.is_empty() {
+            return &self.members[g..g + 1];
+        }
         &self.members[self.group_start[g] as usize..self.group_start[g + 1] as usize]
     }
 
@@ -441,6 +460,36 @@ mod tests {
         }
     }
 
+    /// The index of `fingerprints` on any number of threads against one made by a plain sort
+    /// of (fingerprint, record).
+    fn check_index(fingerprints: &[u64]) {
+        let mut expected: Vec<(u64, Vec<RecordIndex>)> = Vec::new();
+        let mut order: Vec<usize> = (0..fingerprints.len()).collect();
+        order.sort_by_key(|&r| (fingerprints[r], r));
+        for r in order {
+            match expected.last_mut() {
+                Some((fp, members)) if *fp == fingerprints[r] => members.push(r as RecordIndex),
+                _ => expected.push((fingerprints[r], vec![r as RecordIndex])),
+            }
+        }
+        for threads in [1, 2, 3, 8] {
+            let mut index = Index::build(fingerprints.to_vec(), threads);
+            let paired = index.note_partners(&Neighbours::default());
+            assert_eq!(index.groups(), expected.len(), "{threads} threads");
+            for (g, (fp, members)) in expected.iter().enumerate() {
+                assert_eq!(index.word(g as u32, 0), *fp);
+                assert_eq!(index.group_of_fingerprint(*fp), g as u32);
+                assert_eq!(index.members(g as u32), members.as_slice(), "{threads} threads");
+                // Without near groups, the records that share a fingerprint have partners.
+                let shared = members.len() >= 2;
+                assert!(members.iter().all(|&r| paired.contains(r) == shared));
+                if shared {
+                    assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
+                }
+            }
+        }
+    }
+
     #[test]
     fn any_number_of_threads_builds_the_same_index() {
         // Enough records for several runs, with repeats, skewed top bits (a crowded bucket)
@@ -459,31 +508,28 @@ mod tests {
             })
             .collect();
         fingerprints.extend([0, u64::MAX, 0, u64::MAX]);
-        let mut expected: Vec<(u64, Vec<RecordIndex>)> = Vec::new();
-        let mut order: Vec<usize> = (0..fingerprints.len()).collect();
-        order.sort_by_key(|&r| (fingerprints[r], r));
-        for r in order {
-            match expected.last_mut() {
-                Some((fp, members)) if *fp == fingerprints[r] => members.push(r as RecordIndex),
-                _ => expected.push((fingerprints[r], vec![r as RecordIndex])),
-            }
-        }
-        for threads in [1, 2, 3, 8] {
-            let mut index = Index::build(fingerprints.clone(), threads);
-            let paired = index.note_partners(&Neighbours::default());
-            assert_eq!(index.groups(), expected.len(), "{threads} threads");
-            for (g, (fp, members)) in expected.iter().enumerate() {
-                assert_eq!(index.word(g as u32, 0), *fp);
-                assert_eq!(index.group_of_fingerprint(*fp), g as u32);
-                assert_eq!(index.members(g as u32), members.as_slice());
-                // Without near groups, the records that share a fingerprint have partners.
-                let shared = members.len() >= 2;
-                assert!(members.iter().all(|&r| paired.contains(r) == shared));
-                if shared {
-                    assert!(members.iter().all(|&r| index.group_of(r) == g as u32));
-                }
-            }
-        }
+        check_index(&fingerprints);
+    }
+
+    /// Runs of buckets whose fingerprints are all alone write no group starts: the groups are
+    /// the same with no repeat at all, and with repeats in some runs only (the first, the last,
+    /// those between, one repeat in all).
+    #[test]
+    fn runs_without_repeats_give_the_same_groups() {
+        let mut next = sh_testkit::xorshift(0x853c_49e6_748f_ea9b);
+        let mut seen = std::collections::HashSet::new();
+        let all_alone: Vec<u64> =
+            (0..PARALLEL_FROM * 3).map(|_| next()).filter(|&fp| seen.insert(fp)).collect();
+        // A repeat of every tenth fingerprint that `keep` takes, at the end of the input.
+        let repeats_where = |keep: &dyn Fn(u64) -> bool| -> Vec<u64> {
+            let repeated = all_alone.iter().copied().filter(|&fp| keep(fp)).step_by(10);
+            all_alone.iter().copied().chain(repeated).collect()
+        };
+        check_index(&all_alone);
+        check_index(&repeats_where(&|fp| fp < 1 << 62));
+        check_index(&repeats_where(&|fp| fp >= 3 << 62));
+        check_index(&repeats_where(&|fp| (1 << 63..3 << 62).contains(&fp)));
+        check_index(&repeats_where(&|fp| fp == all_alone[all_alone.len() / 2]));
     }
 
     /// Looked up a batch at a time, each fingerprint's group is the one of its lookup alone:

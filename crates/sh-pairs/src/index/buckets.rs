@@ -87,18 +87,31 @@ pub(super) fn deal_into_buckets(
     bucket_start
 }
 
+/// What [`sort_buckets`] found in a run of buckets.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Found {
+    /// The run's distinct fingerprints.
+    pub count: usize,
+    /// Whether every fingerprint of the run is one record's: their starts are then their
+    /// positions, and none was written.
+    pub alone: bool,
+}
+
 /// Sorts a run of buckets (`bounds` are their starts and the run's end, in positions of the
 /// whole), reordering `members` by fingerprint within each bucket; `distinct` holds each
-/// member's fingerprint beside it. Writes the run's distinct fingerprints and their first
-/// positions to the fronts of `distinct` and `starts`; returns how many there are.
+/// member's fingerprint beside it. Writes the run's distinct fingerprints to the front of
+/// `distinct`, and their first positions to the front of `starts` unless every fingerprint
+/// of the run is alone: `starts` is then left untouched (its fresh pages never faulted in),
+/// the starts being the positions themselves.
 pub(super) fn sort_buckets(
     Buckets { bits, bounds, .. }: Buckets,
     members: &mut [RecordIndex],
     distinct: &mut [u64],
     starts: &mut [RecordIndex],
-) -> usize {
+) -> Found {
     let first = bounds[0];
     let mut count = 0;
+    let mut alone = true;
     let mut bucket: Vec<(u64, RecordIndex)> = Vec::new();
     let mut parts = [0u32; MAX_PARTS + 1];
     for b in bounds.windows(2) {
@@ -111,13 +124,22 @@ pub(super) fn sort_buckets(
             // Buckets hold disjoint fingerprints: a repeat can only follow within one.
             if i == 0 || bucket[i - 1].0 != fp {
                 distinct[count] = fp;
-                starts[count] = (b[0] + i) as RecordIndex;
+                if !alone {
+                    starts[count] = (b[0] + i) as RecordIndex;
+                }
                 count += 1;
+            } else if alone {
+                // The run's first repeat: every group before it has one record, at the
+                // position of its number.
+                alone = false;
+                for (g, start) in starts[..count].iter_mut().enumerate() {
+                    *start = (first + g) as RecordIndex;
+                }
             }
             records[i] = record;
         }
     }
-    count
+    Found { count, alone }
 }
 
 /// A bucket is dealt into parts by 8 to this many bits below the bucket's before its sort.
