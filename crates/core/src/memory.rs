@@ -90,7 +90,8 @@ unsafe impl GlobalAlloc for Allocator {
         let (was_large, is_large) =
             (large::is_large(layout.size(), layout), large::is_large(size, layout));
         let pointer = match (was_large, is_large) {
-            (true, true) => large::remap(old, layout.size(), size),
+            // SAFETY: `old` is a large block of `layout.size()` bytes, made by `large`.
+            (true, true) => unsafe { large::remap(old, layout.size(), size) },
             // SAFETY: `old` was allocated by this allocator with `layout`, by `System` when
             // it is not large; the caller's promises about `size` are passed on unchanged.
             (false, false) => unsafe { System.realloc(old, layout, size) },
@@ -118,7 +119,8 @@ unsafe impl GlobalAlloc for Allocator {
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
         if large::is_large(layout.size(), layout) {
-            large::unmap(pointer, layout.size());
+            // SAFETY: `pointer` is a large block of `layout.size()` bytes, made by `large`.
+            unsafe { large::unmap(pointer, layout.size()) };
         } else {
             // SAFETY: `pointer` was allocated by this allocator, by `System` as it is not
             // large, with `layout`.
@@ -148,14 +150,16 @@ mod large;
 /// Elsewhere every block is the system allocator's.
 #[cfg(not(target_os = "linux"))]
 mod large {
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(super) const LARGE: usize = 2 << 20;
     pub(super) fn is_large(_size: usize, _layout: std::alloc::Layout) -> bool {
         false
     }
     pub(super) fn map(_size: usize) -> *mut u8 {
         std::ptr::null_mut()
     }
-    pub(super) fn unmap(_pointer: *mut u8, _size: usize) {}
-    pub(super) fn remap(_pointer: *mut u8, _old: usize, _size: usize) -> *mut u8 {
+    pub(super) unsafe fn unmap(_pointer: *mut u8, _size: usize) {}
+    pub(super) unsafe fn remap(_pointer: *mut u8, _old: usize, _size: usize) -> *mut u8 {
         std::ptr::null_mut()
     }
 }

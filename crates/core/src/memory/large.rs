@@ -36,9 +36,8 @@ fn mapped_len(size: usize) -> Option<usize> {
 
 /// A fresh block of `size` bytes (zeros, as every fresh mapping), starting on a huge page;
 /// null when the system refuses it.
-// SAFETY (for the unsafe blocks of this file): each call maps fresh memory or unmaps or
-// moves a mapping made here, whose start and length this module computed; nothing else
-// holds these ranges.
+// SAFETY (for the unsafe blocks of `map`): each call maps fresh memory or unmaps a piece of
+// the mapping just made, whose start and length are computed here; nothing else holds it.
 #[allow(unsafe_code)]
 pub(super) fn map(size: usize) -> *mut u8 {
     let Some(len) = mapped_len(size) else {
@@ -72,19 +71,30 @@ pub(super) fn map(size: usize) -> *mut u8 {
     start as *mut u8
 }
 
-/// Gives back a block of `size` bytes made by [`map`] or [`remap`].
+/// Gives back a block of `size` bytes.
+///
+/// # Safety
+///
+/// `pointer` is a block made by [`map`] or [`remap`] with `size` bytes, not given back yet.
 #[allow(unsafe_code)]
-pub(super) fn unmap(pointer: *mut u8, size: usize) {
+pub(super) unsafe fn unmap(pointer: *mut u8, size: usize) {
     if let (Some(at), Some(len)) = (NonNull::new(pointer.cast::<c_void>()), mapped_len(size)) {
+        // SAFETY: the caller's promise: this module's mapping of `len` bytes at `at`.
         let _ = unsafe { munmap(at, len) };
     }
 }
 
-/// The block of `old` bytes at `pointer` (made here) grown or shrunk to `size` bytes, both
-/// large, its contents kept (moved by the system, without a copy, when it must move); null
-/// when refused, the block then left as it was.
+/// The block of `old` bytes at `pointer` grown or shrunk to `size` bytes, both large, its
+/// contents kept; null when refused, the block then left as it was. It grows in place when
+/// the address space after it is free, and otherwise its pages are moved (not copied) into a
+/// fresh mapping that starts on a huge page, as [`map`]'s do.
+///
+/// # Safety
+///
+/// `pointer` is a block made by [`map`] or [`remap`] with `old` bytes, not given back yet;
+/// on success the block is the one returned, of `size` bytes.
 #[allow(unsafe_code)]
-pub(super) fn remap(pointer: *mut u8, old: usize, size: usize) -> *mut u8 {
+pub(super) unsafe fn remap(pointer: *mut u8, old: usize, size: usize) -> *mut u8 {
     let (Some(at), Some(old_len), Some(len)) =
         (NonNull::new(pointer.cast::<c_void>()), mapped_len(old), mapped_len(size))
     else {
@@ -93,10 +103,25 @@ pub(super) fn remap(pointer: *mut u8, old: usize, size: usize) -> *mut u8 {
     if len == old_len {
         return pointer;
     }
-    match unsafe { mremap(at, old_len, len, MRemapFlags::MREMAP_MAYMOVE, None) } {
-        // Grown or moved, the mapping keeps its advice (not always its alignment).
+    // SAFETY (both calls): `at` is this module's mapping of `old_len` bytes (the caller's
+    // promise); the second replaces `fresh`, this module's too, of `len` bytes, and nothing
+    // else holds either.
+    if let Ok(same) = unsafe { mremap(at, old_len, len, MRemapFlags::empty(), None) } {
+        return same.as_ptr().cast::<u8>(); // shrunk, or grown in place
+    }
+    let fresh = map(size);
+    let Some(target) = NonNull::new(fresh.cast::<c_void>()) else {
+        return std::ptr::null_mut();
+    };
+    let moving = MRemapFlags::MREMAP_MAYMOVE | MRemapFlags::MREMAP_FIXED;
+    match unsafe { mremap(at, old_len, len, moving, Some(target)) } {
+        // The pages keep their advice.
         Ok(moved) => moved.as_ptr().cast::<u8>(),
-        Err(_) => std::ptr::null_mut(),
+        Err(_) => {
+            // SAFETY: `fresh` was just made by `map` with `size` bytes, and is still there.
+            unsafe { unmap(fresh, size) };
+            std::ptr::null_mut()
+        }
     }
 }
 
@@ -131,14 +156,23 @@ mod tests {
             fill(bytes(block, size));
             let mut now = size;
             for next in [size + 1, 2 * size, size + HUGE_PAGE, LARGE, 5 * size] {
-                block = remap(block, now, next);
+                // Another mapping made meanwhile, as a program's other blocks are.
+                let neighbour = map(LARGE);
+                // SAFETY: `block` is this module's, of `now` bytes.
+                block = unsafe { remap(block, now, next) };
+                // SAFETY: made just above with `LARGE` bytes.
+                unsafe { unmap(neighbour, LARGE) };
+                assert_eq!(block as usize % HUGE_PAGE, 0, "{now} -> {next}: on a huge page");
                 assert!(filled(bytes(block, now.min(next))), "{now} -> {next}");
                 fill(bytes(block, next));
                 now = next;
             }
             let whole = now.next_multiple_of(HUGE_PAGE);
-            assert_eq!(remap(block, now, whole), block, "within its huge pages: in place");
-            unmap(block, whole);
+            // SAFETY: `block` is this module's, of `now` bytes, then of `whole`.
+            unsafe {
+                assert_eq!(remap(block, now, whole), block, "within its huge pages: in place");
+                unmap(block, whole);
+            }
         }
     }
 
