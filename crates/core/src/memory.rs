@@ -66,7 +66,7 @@ fn refused(size: usize) {
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's promises about `layout` are passed on unchanged.
-        let pointer = unsafe { allocate(layout) };
+        let pointer = unsafe { allocate(layout, false) };
         if pointer.is_null() {
             refused(layout.size());
         }
@@ -74,12 +74,8 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let pointer = if large::is_large(layout.size(), layout) {
-            large::map(layout.size()) // a fresh mapping: zeros
-        } else {
-            // SAFETY: as in `alloc`.
-            unsafe { System.alloc_zeroed(layout) }
-        };
+        // SAFETY: as in `alloc`.
+        let pointer = unsafe { allocate(layout, true) };
         if pointer.is_null() {
             refused(layout.size());
         }
@@ -100,7 +96,7 @@ unsafe impl GlobalAlloc for Allocator {
                 // SAFETY: `size` with `layout`'s alignment is a valid layout (the caller's
                 // promise), and `old` was allocated by this allocator with `layout`.
                 let new = unsafe { Layout::from_size_align_unchecked(size, layout.align()) };
-                let pointer = unsafe { allocate(new) };
+                let pointer = unsafe { allocate(new, false) };
                 if !pointer.is_null() {
                     let kept = layout.size().min(size);
                     unsafe {
@@ -129,15 +125,19 @@ unsafe impl GlobalAlloc for Allocator {
     }
 }
 
-/// A block for `layout`: a mapping of its own when it is large, else the system allocator's.
+/// A block for `layout` (of zeros when `zeroed`): a mapping of its own when it is large (a
+/// fresh mapping holds zeros), else the system allocator's.
 ///
 /// # Safety
 ///
 /// As [`GlobalAlloc::alloc`]: `layout` has a non-zero size.
 #[allow(unsafe_code)]
-unsafe fn allocate(layout: Layout) -> *mut u8 {
+unsafe fn allocate(layout: Layout, zeroed: bool) -> *mut u8 {
     if large::is_large(layout.size(), layout) {
         large::map(layout.size())
+    } else if zeroed {
+        // SAFETY: the caller's promise about `layout`.
+        unsafe { System.alloc_zeroed(layout) }
     } else {
         // SAFETY: the caller's promise about `layout`.
         unsafe { System.alloc(layout) }

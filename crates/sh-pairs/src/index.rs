@@ -150,14 +150,13 @@ impl Index {
         for (run, &Found { count, alone }) in runs.iter().zip(&found) {
             let first = bucket_start[run.start];
             distinct.copy_within(first..first + count, groups);
-            if every_one_alone {
-                // No start is needed (nor was one written).
-            } else if alone {
+            // With every fingerprint alone no start is needed (nor was one written).
+            if !every_one_alone && alone {
                 // A run without repeats beside others with some: its starts were not written.
                 for (g, start) in group_start[groups..groups + count].iter_mut().enumerate() {
                     *start = (first + g) as RecordIndex;
                 }
-            } else {
+            } else if !every_one_alone {
                 group_start.copy_within(first..first + count, groups);
             }
             groups += count;
