@@ -145,6 +145,8 @@ unsafe fn allocate(layout: Layout, zeroed: bool) -> *mut u8 {
 }
 
 #[cfg(target_os = "linux")]
+mod huge;
+#[cfg(target_os = "linux")]
 mod large;
 
 /// Elsewhere every block is the system allocator's.
@@ -172,9 +174,10 @@ const HUGE_PAGE: usize = 2 << 20;
 /// costs one fault instead of 512 (sh-pairs at 1M records: 4,000 fewer faults, 5 ms less;
 /// BENCHMARKS.md). Advice only: nothing changes when the system has huge pages off, none
 /// free, or is not Linux, and the contents stay what they are. Memory touched already keeps
-/// its pages. A block of 2 MB or more from [`Allocator`] is advised whole when it is made
-/// (`large.rs`); this asks the same of an array from any allocator (a library user's, the
-/// tests').
+/// its pages. Not asked where free memory goes back to a host (`huge.rs`): fresh huge pages
+/// there cost the host a fault per 4 KB when first touched. A block of 2 MB or more from
+/// [`Allocator`] is advised whole when it is made (`large.rs`); this asks the same of an
+/// array from any allocator (a library user's, the tests').
 pub fn prefer_huge_pages<T>(memory: &mut [T]) {
     let at = memory.as_mut_ptr() as usize;
     let start = at.next_multiple_of(HUGE_PAGE);
@@ -192,6 +195,9 @@ fn advise_huge_pages(start: usize, len: usize) {
     let Some(start) = std::ptr::NonNull::new(start as *mut std::ffi::c_void) else {
         return;
     };
+    if !huge::worth_asking() {
+        return;
+    }
     // SAFETY: the range lies inside memory the caller holds (`prefer_huge_pages`), and
     // MADV_HUGEPAGE is advice: it changes neither the contents nor the validity of any page.
     // A refusal (huge pages not built in) leaves the memory as it was, and is ignored.

@@ -4,7 +4,7 @@
 //! at a time, a fault each (at 1M records sh-pairs took about 3,800 faults, 3,000 of them in
 //! such edges; BENCHMARKS.md). Here a block of at least [`LARGE`] bytes gets a mapping of whole
 //! huge pages that starts on one, all of it advised to be backed by huge pages (an advice: the
-//! system may not have them). The last huge page may hold less than 2 MB of the block: a block
+//! system may not have them; and not given where free memory goes back to a host, `huge.rs`). The last huge page may hold less than 2 MB of the block: a block
 //! takes less than 2 MB more address space, and memory, than it asks for. Blocks of a stricter
 //! alignment than a page's, and every system but Linux, are left to the system's allocator.
 
