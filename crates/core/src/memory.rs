@@ -174,10 +174,10 @@ const HUGE_PAGE: usize = 2 << 20;
 /// costs one fault instead of 512 (sh-pairs at 1M records: 4,000 fewer faults, 5 ms less;
 /// BENCHMARKS.md). Advice only: nothing changes when the system has huge pages off, none
 /// free, or is not Linux, and the contents stay what they are. Memory touched already keeps
-/// its pages. Not asked where free memory goes back to a host (`huge.rs`): fresh huge pages
-/// there cost the host a fault per 4 KB when first touched. A block of 2 MB or more from
-/// [`Allocator`] is advised whole when it is made (`large.rs`); this asks the same of an
-/// array from any allocator (a library user's, the tests').
+/// its pages. Where free memory goes back to a host (`huge.rs`), 4 KB pages are asked for
+/// instead: fresh huge pages there cost the host a fault per 4 KB when first touched. A
+/// block of 2 MB or more from [`Allocator`] is advised whole when it is made (`large.rs`);
+/// this asks the same of an array from any allocator (a library user's, the tests').
 pub fn prefer_huge_pages<T>(memory: &mut [T]) {
     let at = memory.as_mut_ptr() as usize;
     let start = at.next_multiple_of(HUGE_PAGE);
@@ -195,13 +195,16 @@ fn advise_huge_pages(start: usize, len: usize) {
     let Some(start) = std::ptr::NonNull::new(start as *mut std::ffi::c_void) else {
         return;
     };
-    if !huge::worth_asking() {
-        return;
-    }
-    // SAFETY: the range lies inside memory the caller holds (`prefer_huge_pages`), and
-    // MADV_HUGEPAGE is advice: it changes neither the contents nor the validity of any page.
-    // A refusal (huge pages not built in) leaves the memory as it was, and is ignored.
-    let _ = unsafe { madvise(start, len, MmapAdvise::MADV_HUGEPAGE) };
+    // 4 KB pages where huge ones are not worth it (`huge.rs`), as the system may give huge
+    // pages unasked.
+    let advice = match huge::worth_asking() {
+        true => MmapAdvise::MADV_HUGEPAGE,
+        false => MmapAdvise::MADV_NOHUGEPAGE,
+    };
+    // SAFETY: the range lies inside memory the caller holds (`prefer_huge_pages`), and either
+    // advice is only that: it changes neither the contents nor the validity of any page. A
+    // refusal (huge pages not built in) leaves the memory as it was, and is ignored.
+    let _ = unsafe { madvise(start, len, advice) };
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -4,9 +4,10 @@
 //! at a time, a fault each (at 1M records sh-pairs took about 3,800 faults, 3,000 of them in
 //! such edges; BENCHMARKS.md). Here a block of at least [`LARGE`] bytes gets a mapping of whole
 //! huge pages that starts on one, all of it advised to be backed by huge pages (an advice: the
-//! system may not have them; and not given where free memory goes back to a host, `huge.rs`). The last huge page may hold less than 2 MB of the block: a block
-//! takes less than 2 MB more address space, and memory, than it asks for. Blocks of a stricter
-//! alignment than a page's, and every system but Linux, are left to the system's allocator.
+//! system may not have them), or, where free memory goes back to a host, by 4 KB pages
+//! (`huge.rs`). The last huge page may hold less than 2 MB of the block: a block takes less
+//! than 2 MB more address space, and memory, than it asks for. Blocks of a stricter alignment
+//! than a page's, and every system but Linux, are left to the system's allocator.
 
 use std::alloc::Layout;
 use std::ffi::c_void;
@@ -174,6 +175,22 @@ mod tests {
                 unmap(block, whole);
             }
         }
+    }
+
+    /// A block is advised as `huge.rs` finds worth it, as the kernel's list of the process's
+    /// mappings shows (`hg` for huge pages asked for, `nh` for 4 KB pages).
+    #[test]
+    fn blocks_are_advised_as_the_machine_is_worth() {
+        let block = map(LARGE);
+        let start = format!("{:x}-", block as usize);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mapping = smaps.split_inclusive('\n').skip_while(|line| !line.starts_with(&start));
+        let flags = mapping.skip(1).find(|line| line.starts_with("VmFlags:")).unwrap().to_string();
+        // SAFETY: made just above with `LARGE` bytes.
+        unsafe { unmap(block, LARGE) };
+        let flag = |name: &str| flags.split_whitespace().any(|f| f == name);
+        let worth = super::super::huge::worth_asking();
+        assert_eq!((flag("hg"), flag("nh")), (worth, !worth), "{flags}");
     }
 
     #[test]
