@@ -182,9 +182,17 @@ mod tests {
     #[test]
     fn blocks_are_advised_as_the_machine_is_worth() {
         let block = map(LARGE);
-        let start = format!("{:x}-", block as usize);
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let mapping = smaps.split_inclusive('\n').skip_while(|line| !line.starts_with(&start));
+        // The mapping that holds the block (which the kernel may have merged with a
+        // neighbour): its first line is `START-END …` in hex.
+        let holds = |line: &str| {
+            let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+            let bounds = range.and_then(|(start, end)| {
+                Some((usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?))
+            });
+            bounds.is_some_and(|(start, end)| (start..end).contains(&(block as usize)))
+        };
+        let mapping = smaps.lines().skip_while(|line| !holds(line));
         let flags = mapping.skip(1).find(|line| line.starts_with("VmFlags:")).unwrap().to_string();
         // SAFETY: made just above with `LARGE` bytes.
         unsafe { unmap(block, LARGE) };
