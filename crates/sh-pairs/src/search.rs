@@ -312,6 +312,31 @@ mod tests {
         }
     }
 
+    /// Sets that are still large at the last block of their tables (every block's value one of
+    /// a few), so that each choice of that block, one to eight of them, is searched by
+    /// [`Chains`] over sets of hundreds with many pairs, each pair reported by one choice only.
+    #[test]
+    fn finds_the_pairs_of_sets_large_at_their_last_block() {
+        let mut next = sh_testkit::xorshift(0x2545_f491_4f6c_dd1d);
+        for (k, extra) in [(1u32, 1u32), (2, 1), (3, 1), (3, 2), (4, 1), (5, 1), (6, 1), (7, 2)] {
+            let b = k + extra + 1;
+            let tables = Tables::new(b, k).unwrap();
+            let blocks = tables.blocks();
+            for (values, n) in [(2u64, 600usize), (4, 2000), (16, 3000)] {
+                // In each block, only its lowest bits vary: `values` values of the block.
+                let low: u64 = (0..b as usize)
+                    .map(|j| blocks.mask(j))
+                    .fold(0, |all, m| all | ((values - 1) << m.trailing_zeros() & m));
+                let fps: Vec<u64> = (0..n).map(|_| next() & low).collect();
+                assert_eq!(
+                    search(&fps, b, k),
+                    sh_testkit::oracle::distinct_pairs(&fps, k),
+                    "B={b} K={k} values {values}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn finds_the_pairs_of_a_small_planted_set() {
         let base = 0x0123_4567_89ab_cdef_u64;
