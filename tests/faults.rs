@@ -240,6 +240,44 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
     }
 }
 
+/// `--help` and `--version` are output like any other: lost output (a full disk, a standard
+/// output closed at start) is exit 1 and one message, not exit 0 and nothing.
+#[test]
+fn help_and_version_that_cannot_be_written_are_errors() {
+    let commands = [&ALL[..], &["sh-df", "sh-weight", "sh-score", "sh-index"]].concat();
+    for name in commands {
+        for asked in [&["--help"][..], &["-h"], &["--version"], &["-k", "999", "--help"]] {
+            if asked.len() == 2 && !matches!(name, "sh-pairs" | "sh-index") {
+                continue; // a bad flag beside --help: the commands with -k
+            }
+            let what = format!("{name} {}", asked.join(" "));
+            let shown = run_redirected(name, asked, "", "");
+            assert_eq!((shown.code, shown.stderr.as_str()), (Some(0), ""), "{what}");
+            assert!(!shown.stdout.is_empty(), "{what}: shown");
+            let closed = run_redirected(name, asked, ">&-", "");
+            assert_eq!(
+                (closed.code, closed.stderr),
+                (
+                    Some(1),
+                    format!(
+                        "{name}: error: error writing output: Bad file descriptor (os error 9)\n"
+                    )
+                ),
+                "{what} >&-"
+            );
+            let full = run_redirected(name, asked, ">/dev/full", "");
+            assert_eq!(
+                (full.code, full.stderr),
+                (
+                    Some(1),
+                    format!("{name}: error: error writing output: No space left on device (os error 28)\n")
+                ),
+                "{what} >/dev/full"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_command_takes_quiet() {
     // The manual pages promise --quiet for all; where there is no progress it changes nothing.

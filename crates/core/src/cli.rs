@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
 use crate::io::{Output, RecordReader};
 
@@ -50,7 +51,7 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
             // Help asked for beside a bad flag (`-k 99 --help`): the help, as without it.
             let flag = asks_for_help().unwrap_or("--help");
             match <A as clap::CommandFactory>::command().try_get_matches_from([name, flag]) {
-                Err(help) => help.exit(),
+                Err(help) => show(name, help),
                 Ok(_) => e.exit(),
             }
         }
@@ -60,12 +61,33 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
             let _ = write!(std::io::stderr().lock(), "{name}: {}", e.render());
             std::process::exit(2)
         }
-        Err(e) => e.exit(), // --help and --version
+        Err(e) => show(name, e), // --help and --version
     };
     let code = match run(args) {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => report(name, &e),
+    };
+    std::process::exit(code)
+}
+
+/// Shows what `--help` or `--version` asked for on standard output and exits, 0 once it is
+/// written (or the reader went away); a write that fails (a full disk, an output closed at
+/// start, which the runtime replaced by /dev/null) is an error as for any output, not a silent
+/// loss.
+fn show(name: &str, shown: clap::Error) -> ! {
+    if shown.use_stderr() {
+        shown.exit(); // not help or version: clap's own message and status
+    }
+    let written = if was_closed_at_start(Stream::Output) {
+        Err(closed_stream_error())
+    } else {
+        shown.print().and_then(|()| std::io::stdout().flush())
+    };
+    let code = match written {
+        Ok(()) => shown.exit_code(),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => report(name, &Error::writing(e)),
     };
     std::process::exit(code)
 }
