@@ -240,3 +240,61 @@ fn a_k_above_the_index_is_a_usage_error_naming_both() {
         "1\t1\t0\n"
     );
 }
+
+#[test]
+fn stats_to_a_closed_standard_output_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-o", path_str(&index)], "5\n9\n").success();
+    for verify in [&[][..], &["--verify"]] {
+        let script = "exec \"$0\" \"$@\" >&-";
+        let output = std::process::Command::new("sh")
+            .args(["-c", script, crate::util::binary("sh-index").to_str().unwrap(), "stats"])
+            .args(verify)
+            .arg(&index)
+            .output()
+            .unwrap();
+        assert_eq!(
+            (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned()),
+            (
+                Some(1),
+                "sh-index: error: error writing output: Bad file descriptor (os error 9)\n".into()
+            ),
+            "stats {verify:?} >&-"
+        );
+    }
+}
+
+/// A build that fails leaves no index begun: no directory where there was none, and an empty
+/// directory empty; an index that was there stays as it was.
+#[test]
+fn a_failed_build_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = "5\n9\nnot a fingerprint\n";
+    let new = dir.path().join("new");
+    run("sh-index", &["build", "-q", "-o", path_str(&new)], bad)
+        .failure(1, "sh-index: error: line 3: ");
+    assert!(!new.exists(), "no directory left");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    run("sh-index", &["build", "-q", "-o", path_str(&empty)], bad)
+        .failure(1, "sh-index: error: line 3: ");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "the directory left empty");
+    let built = dir.path().join("built");
+    run("sh-index", &["build", "-q", "-o", path_str(&built)], "5\n9\n").success();
+    let files = |d: &Path| {
+        let mut files: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name(), std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = files(&built);
+    run("sh-index", &["build", "-q", "-o", path_str(&built)], bad)
+        .failure(1, "sh-index: error: line 3: ");
+    assert_eq!(files(&built), before, "the index as it was");
+}

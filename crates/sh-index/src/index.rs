@@ -172,17 +172,42 @@ impl Index {
     }
 }
 
-/// Makes the directory of a new index if it is missing: a file in the way is an error.
-pub fn make_dir(dir: &Path) -> Result<()> {
+/// Makes the directory of a new index if it is missing (true when it made it): a file in the
+/// way is an error.
+pub fn make_dir(dir: &Path) -> Result<bool> {
     let failed = |e: io::Error| Error::io(format!("cannot create index '{}'", dir.display()), e);
     match fs::metadata(dir) {
         Ok(meta) if !meta.is_dir() => Err(failed(io::Error::new(
             io::ErrorKind::AlreadyExists,
             "a file of that name is in the way",
         ))),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(dir).map_err(failed),
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir(dir).map(|()| true).map_err(failed)
+        }
         Err(e) => Err(failed(e)),
+    }
+}
+
+/// Whether the directory holds a writer's lock file: an index, or one begun.
+pub fn has_lock_file(dir: &Path) -> bool {
+    dir.join(LOCK).exists()
+}
+
+/// Removes what a failed build left in a directory that held no lock file before it: the lock
+/// file and temporary files, then the directory itself when the build made it (left as it is
+/// if anything else is in it).
+pub fn remove_failed_build(dir: &Path, made: bool) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == LOCK || is_temporary(&name) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    if made {
+        let _ = fs::remove_dir(dir);
     }
 }
 

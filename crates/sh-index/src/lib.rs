@@ -27,7 +27,7 @@ use std::path::Path;
 use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
 use sh_core::records::{Earlier, RecordNames, Records, MAX_RECORDS};
-use sh_core::{Error, RecordReader, Result};
+use sh_core::{Error, Output, RecordReader, Result};
 
 pub use args::{Args, Command, EXAMPLES};
 pub use build::{radix_sort, write_segment, write_segment_laid_out, Batch, Names};
@@ -44,13 +44,15 @@ pub fn run(args: Args) -> Result<()> {
     let mut progress = Progress::new(args.quiet, "records read");
     match args.command {
         Command::Build { output, k, input } => {
-            index::make_dir(&output)?;
-            index::check_ours(&output)?;
-            let _lock = index::lock(&output)?;
-            let mut reader = RecordReader::open(&input)?;
-            let read = input::read_batch(&mut reader, &mut progress, IndexNames::Unknown, 0, 0)?;
-            progress.set_message("records indexed");
-            index::create(&output, k.unwrap_or(DEFAULT_K), read.batch, read.names, read.lines)?;
+            let made = index::make_dir(&output)?;
+            let locked_before = index::has_lock_file(&output);
+            let built = build(&output, k.unwrap_or(DEFAULT_K), &input, &mut progress);
+            if built.is_err() && !locked_before {
+                // Nothing left of a failed build where there was no index (its lock released):
+                // the directory as it was, or none if the build made it.
+                index::remove_failed_build(&output, made);
+            }
+            built?;
         }
         Command::Add { index, input } => {
             Index::open(&index)?;
@@ -88,12 +90,25 @@ pub fn run(args: Args) -> Result<()> {
             if verify {
                 index.check_all()?;
             }
-            let mut out = std::io::stdout().lock();
+            // Through Output, as every command's output: a standard output closed at start
+            // is an error, not 10 lines into the /dev/null the runtime puts in its place.
+            let mut out = Output::create(Path::new("-"))?;
             write_stats(&index, &mut out).map_err(Error::writing)?;
+            out.finish()?;
         }
     }
     progress.finish();
     Ok(())
+}
+
+/// Builds the index in `dir` from `input`, holding the writer's lock while it does.
+fn build(dir: &Path, k: u32, input: &Path, progress: &mut Progress) -> Result<()> {
+    index::check_ours(dir)?;
+    let _lock = index::lock(dir)?;
+    let mut reader = RecordReader::open(input)?;
+    let read = input::read_batch(&mut reader, progress, IndexNames::Unknown, 0, 0)?;
+    progress.set_message("records indexed");
+    index::create(dir, k, read.batch, read.names, read.lines)
 }
 
 fn write_stats(index: &Index, out: &mut impl Write) -> std::io::Result<()> {
