@@ -189,25 +189,32 @@ pub fn make_dir(dir: &Path) -> Result<bool> {
     }
 }
 
-/// Whether the directory holds a writer's lock file: an index, or one begun.
-pub fn has_lock_file(dir: &Path) -> bool {
-    dir.join(LOCK).exists()
-}
-
-/// Removes what a failed build left in a directory that held no lock file before it: the lock
-/// file and temporary files, then the directory itself when the build made it (left as it is
-/// if anything else is in it).
-pub fn remove_failed_build(dir: &Path, made: bool) {
+/// Removes what a failed build left in a directory that held no index: its temporary files,
+/// then its lock file, unlinked while `lock` still holds it (a writer that opened the file
+/// meanwhile finds, once it has the lock, that the file is no longer the lock: see [`lock`]),
+/// then the directory itself when the build made it (left as it is if anything else is in
+/// it).
+pub fn remove_failed_build(dir: &Path, lock: fs::File, made: bool) {
     if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name == LOCK || is_temporary(&name) {
+            if is_temporary(&entry.file_name().to_string_lossy()) {
                 let _ = fs::remove_file(entry.path());
             }
         }
     }
+    let _ = fs::remove_file(dir.join(LOCK));
+    drop(lock);
     if made {
         let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Whether `file` is the file at `path` (the same device and inode; false when none is there).
+fn is_the_file_at(file: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(open), Ok(named)) => (open.dev(), open.ino()) == (named.dev(), named.ino()),
+        _ => false,
     }
 }
 
@@ -225,15 +232,27 @@ pub fn lock(dir: &Path) -> Result<fs::File> {
         .write(true)
         .open(dir.join(LOCK))
         .map_err(failed)?;
+    lock_opened(dir, file)
+}
+
+/// [`lock`] of the lock file already opened as `file`.
+fn lock_opened(dir: &Path, file: fs::File) -> Result<fs::File> {
+    let failed = |e: io::Error| Error::io(format!("cannot lock index '{}'", dir.display()), e);
+    let busy = || {
+        failed(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "another sh-index is changing it (build, add or compact); try again when it ends",
+        ))
+    };
     match file.try_lock() {
         Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            return Err(failed(io::Error::new(
-                io::ErrorKind::WouldBlock,
-                "another sh-index is changing it (build, add or compact); try again when it ends",
-            )))
-        }
+        Err(fs::TryLockError::WouldBlock) => return Err(busy()),
         Err(fs::TryLockError::Error(e)) => return Err(failed(e)),
+    }
+    // The file locked must still be the lock: a failed build unlinks it while holding it
+    // ([`remove_failed_build`]), and a lock on the unlinked file would exclude no one.
+    if !is_the_file_at(&file, &dir.join(LOCK)) {
+        return Err(busy());
     }
     for entry in fs::read_dir(dir).map_err(failed)?.flatten() {
         if is_temporary(&entry.file_name().to_string_lossy()) {
@@ -390,4 +409,28 @@ fn in_file(file: &Path, e: io::Error) -> io::Error {
         e.kind(),
         format!("{}: {e}", file.file_name().unwrap_or(file.as_os_str()).to_string_lossy()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that opened the lock file before a failed build unlinked it gets no lock from
+    /// it (it would exclude no one: the next writer makes a new file); the next writer does.
+    #[test]
+    fn a_lock_file_unlinked_by_a_failed_build_locks_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock(dir.path()).unwrap();
+        let opened_meanwhile =
+            fs::OpenOptions::new().write(true).open(dir.path().join(LOCK)).unwrap();
+        assert!(lock_opened(dir.path(), opened_meanwhile.try_clone().unwrap()).is_err(), "held");
+        remove_failed_build(dir.path(), held, false);
+        assert!(!dir.path().join(LOCK).exists());
+        let stale = lock_opened(dir.path(), opened_meanwhile);
+        assert!(stale.is_err(), "a lock on the unlinked file");
+        let next = lock(dir.path()).unwrap();
+        assert!(is_the_file_at(&next, &dir.path().join(LOCK)));
+        remove_failed_build(dir.path(), next, true);
+        assert!(!dir.path().exists(), "the directory a build made is removed");
+    }
 }

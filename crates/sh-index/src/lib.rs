@@ -45,12 +45,14 @@ pub fn run(args: Args) -> Result<()> {
     match args.command {
         Command::Build { output, k, input } => {
             let made = index::make_dir(&output)?;
-            let locked_before = index::has_lock_file(&output);
+            index::check_ours(&output)?;
+            let lock = index::lock(&output)?;
+            let fresh = !is_index(&output);
             let built = build(&output, k.unwrap_or(DEFAULT_K), &input, &mut progress);
-            if built.is_err() && !locked_before {
-                // Nothing left of a failed build where there was no index (its lock released):
-                // the directory as it was, or none if the build made it.
-                index::remove_failed_build(&output, made);
+            if built.is_err() && fresh {
+                // Nothing left of a failed build where there was no index: the directory as
+                // it was, or none if the build made it.
+                index::remove_failed_build(&output, lock, made);
             }
             built?;
         }
@@ -101,10 +103,8 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// Builds the index in `dir` from `input`, holding the writer's lock while it does.
+/// Builds the index in `dir` from `input` (the writer's lock held).
 fn build(dir: &Path, k: u32, input: &Path, progress: &mut Progress) -> Result<()> {
-    index::check_ours(dir)?;
-    let _lock = index::lock(dir)?;
     let mut reader = RecordReader::open(input)?;
     let read = input::read_batch(&mut reader, progress, IndexNames::Unknown, 0, 0)?;
     progress.set_message("records indexed");
