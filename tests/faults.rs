@@ -177,7 +177,12 @@ fn a_full_disk_is_exit_1_and_one_message_for_every_command() {
 
 /// Runs `name args…` from a shell with `redirect` (`>&-`, `<&-`) applied; stdin is `input`
 /// unless the redirection closes it.
-fn run_redirected(name: &str, args: &[&str], redirect: &str, input: &str) -> crate::util::Run {
+pub(crate) fn run_redirected(
+    name: &str,
+    args: &[&str],
+    redirect: &str,
+    input: &str,
+) -> crate::util::Run {
     let script = format!("exec \"$0\" \"$@\" {redirect}");
     let mut command = Command::new("sh");
     command.arg("-c").arg(script).arg(binary(name)).args(args);

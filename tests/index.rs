@@ -247,19 +247,11 @@ fn stats_to_a_closed_standard_output_is_an_error() {
     let index = dir.path().join("idx");
     run("sh-index", &["build", "-q", "-o", path_str(&index)], "5\n9\n").success();
     for verify in [&[][..], &["--verify"]] {
-        let script = "exec \"$0\" \"$@\" >&-";
-        let output = std::process::Command::new("sh")
-            .args(["-c", script, crate::util::binary("sh-index").to_str().unwrap(), "stats"])
-            .args(verify)
-            .arg(&index)
-            .output()
-            .unwrap();
+        let args = [&["stats"][..], verify, &[path_str(&index)]].concat();
+        let closed = crate::faults::run_redirected("sh-index", &args, ">&-", "");
         assert_eq!(
-            (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned()),
-            (
-                Some(1),
-                "sh-index: error: error writing output: Bad file descriptor (os error 9)\n".into()
-            ),
+            (closed.code, closed.stderr.as_str()),
+            (Some(1), "sh-index: error: error writing output: Bad file descriptor (os error 9)\n"),
             "stats {verify:?} >&-"
         );
     }

@@ -84,10 +84,10 @@ fn show(name: &str, shown: clap::Error) -> ! {
     } else {
         shown.print().and_then(|()| std::io::stdout().flush())
     };
-    let code = match written {
+    let code = match written.map_err(Error::writing) {
         Ok(()) => shown.exit_code(),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => report(name, &Error::writing(e)),
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => report(name, &e),
     };
     std::process::exit(code)
 }

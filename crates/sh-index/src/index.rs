@@ -196,16 +196,21 @@ pub fn make_dir(dir: &Path) -> Result<bool> {
 /// it).
 pub fn remove_failed_build(dir: &Path, lock: fs::File, made: bool) {
     if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            if is_temporary(&entry.file_name().to_string_lossy()) {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
+        remove_temporaries(entries);
     }
     let _ = fs::remove_file(dir.join(LOCK));
     drop(lock);
     if made {
         let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Removes the temporary files among `entries` (a killed or failed writer's).
+fn remove_temporaries(entries: fs::ReadDir) {
+    for entry in entries.flatten() {
+        if is_temporary(&entry.file_name().to_string_lossy()) {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -254,11 +259,7 @@ fn lock_opened(dir: &Path, file: fs::File) -> Result<fs::File> {
     if !is_the_file_at(&file, &dir.join(LOCK)) {
         return Err(busy());
     }
-    for entry in fs::read_dir(dir).map_err(failed)?.flatten() {
-        if is_temporary(&entry.file_name().to_string_lossy()) {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
+    remove_temporaries(fs::read_dir(dir).map_err(failed)?);
     // Segments are strays only when a readable manifest does not list them; with a damaged
     // manifest, none is.
     match read_manifest(dir).map(|b| Manifest::decode(&b)) {
