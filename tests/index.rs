@@ -241,6 +241,29 @@ fn a_k_above_the_index_is_a_usage_error_naming_both() {
     );
 }
 
+/// A query of wide fingerprints against an index (of 64-bit ones) is an error at the first
+/// wide line, with its number, as `sh-index query` says it, and nothing is written.
+#[test]
+fn wide_queries_against_an_index_are_an_error_at_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-o", path_str(&index)], "5\n9\n").success();
+    let wide = format!("0x{:032x}", 5);
+    // The third's second line is refused for the first line's width, before the index's.
+    for (queries, line, but) in [
+        (format!("\n{wide}\n"), 2, "the index's are 64-bit"),
+        (format!("a\t{wide}\n"), 1, "the index's are 64-bit"),
+        (format!("7\n{wide}\n"), 2, "line 1 has a 64-bit one"),
+    ] {
+        let refused = run("sh-pairs", &["--against", path_str(&index)], queries.as_str());
+        refused
+            .failure(1, &format!("sh-pairs: error: line {line}: a 128-bit fingerprint, but {but}"));
+        assert_eq!(refused.stdout, b"", "{queries:?}");
+        run("sh-index", &["query", path_str(&index)], queries.as_str())
+            .failure(1, &format!("sh-index: error: line {line}: a 128-bit fingerprint"));
+    }
+}
+
 #[test]
 fn stats_to_a_closed_standard_output_is_an_error() {
     let dir = tempfile::tempdir().unwrap();

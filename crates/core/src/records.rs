@@ -221,18 +221,37 @@ pub fn read_records(input: &mut RecordReader, progress: &mut Progress) -> Result
 
 /// What the records of a later input follow: the earlier inputs' records, their count and
 /// width.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Earlier {
     /// How many records.
     pub records: usize,
     /// `None` when there were none.
     pub width: Option<Width>,
+    /// Whose fingerprints are of `width`, as an error about a line of another width names
+    /// them: "the first input's" unless told.
+    pub whose: &'static str,
 }
+
+impl Default for Earlier {
+    fn default() -> Earlier {
+        Earlier { records: 0, width: None, whose: FIRST_INPUTS }
+    }
+}
+
+/// Whose fingerprints an [`Earlier`] holds, unless told.
+const FIRST_INPUTS: &str = "the first input's";
 
 impl Earlier {
     /// The records of `records`, the one earlier input.
     pub fn of(records: &Records) -> Earlier {
-        Earlier { records: records.len(), width: records.width }
+        Earlier { records: records.len(), width: records.width, whose: FIRST_INPUTS }
+    }
+
+    /// What the records of a query read before an index of 64-bit fingerprints must match:
+    /// no records before them, and the index's width, so that a line of another width is an
+    /// error at its line.
+    pub fn index_of_64_bits() -> Earlier {
+        Earlier { records: 0, width: Some(Width::Bits64), whose: "the index's" }
     }
 }
 
@@ -328,8 +347,9 @@ impl Reading {
                 return Err(Error::input(
                     line,
                     format!(
-                        "a {width} fingerprint, but the first input's are {before} (one run \
-                         holds fingerprints of one width)"
+                        "a {width} fingerprint, but {} are {before} (one run holds \
+                         fingerprints of one width)",
+                        self.earlier.whose
                     ),
                     record,
                 ));
@@ -462,7 +482,7 @@ mod tests {
         let error = read_records_after(
             &mut reader,
             progress,
-            Earlier { records: MAX_RECORDS - 1, width: None },
+            Earlier { records: MAX_RECORDS - 1, ..Earlier::default() },
         )
         .unwrap_err();
         assert_eq!(error.to_string(), "line 3: more than 2^32-1 records in one run: '2'");

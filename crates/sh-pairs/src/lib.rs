@@ -69,7 +69,10 @@ pub fn run(args: Args) -> Result<()> {
     let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
     let mut progress = Progress::new(args.quiet, "records read");
     let mut input = args.io.open_input()?;
-    let query = read_records_on(&mut input, &mut progress, Earlier::default(), threads)?;
+    // An index holds 64-bit fingerprints: a query line of another width is an error at its line.
+    let against_index = args.against.as_deref().is_some_and(sh_index::is_index);
+    let before = if against_index { Earlier::index_of_64_bits() } else { Earlier::default() };
+    let query = read_records_on(&mut input, &mut progress, before, threads)?;
     let corpus = match &args.against {
         Some(path) if sh_index::is_index(path) => {
             Some(sh_index::read_as_records(path, Earlier::of(&query))?)

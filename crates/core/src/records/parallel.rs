@@ -330,11 +330,12 @@ mod tests {
     fn input() -> impl Strategy<Value = (Vec<u8>, Earlier)> {
         let earlier = prop_oneof![
             Just(Earlier::default()),
-            Just(Earlier { records: 5, width: Some(Width::Bits64) }),
-            Just(Earlier { records: 5, width: Some(Width::Bits128) }),
+            Just(Earlier { records: 5, width: Some(Width::Bits64), ..Earlier::default() }),
+            Just(Earlier { records: 5, width: Some(Width::Bits128), ..Earlier::default() }),
             (0..6usize).prop_map(|left| Earlier {
                 records: MAX_RECORDS - left,
-                width: Some(Width::Bits64)
+                width: Some(Width::Bits64),
+                ..Earlier::default()
             }),
         ];
         (any::<bool>(), any::<bool>(), any::<bool>())
