@@ -241,8 +241,9 @@ fn a_k_above_the_index_is_a_usage_error_naming_both() {
     );
 }
 
-/// A query of wide fingerprints against an index (of 64-bit ones) is an error at the first
-/// wide line, with its number, as `sh-index query` says it, and nothing is written.
+/// A query of wide fingerprints against an index (of 64-bit ones, even an empty one) is an
+/// error at the first wide line, with its number, as `sh-index query` refuses it, and nothing
+/// is written.
 #[test]
 fn wide_queries_against_an_index_are_an_error_at_their_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -262,6 +263,15 @@ fn wide_queries_against_an_index_are_an_error_at_their_line() {
         run("sh-index", &["query", path_str(&index)], queries.as_str())
             .failure(1, &format!("sh-index: error: line {line}: a 128-bit fingerprint"));
     }
+    // An empty index holds 64-bit fingerprints too (an empty file has no width).
+    let empty = dir.path().join("empty");
+    run("sh-index", &["build", "-q", "-o", path_str(&empty)], "").success();
+    let queries = format!("{wide}\n");
+    run("sh-pairs", &["--against", path_str(&empty)], queries.as_str())
+        .failure(1, "sh-pairs: error: line 1: a 128-bit fingerprint, but the index's are 64-bit");
+    let empty_file = dir.path().join("empty.txt");
+    std::fs::write(&empty_file, "").unwrap();
+    assert_eq!(run("sh-pairs", &["--against", path_str(&empty_file)], queries).success(), "");
 }
 
 #[test]

@@ -155,18 +155,17 @@ fn write_stats(index: &Index, out: &mut impl Write) -> std::io::Result<()> {
 }
 
 /// The records of the index in `dir` as sh-pairs reads a corpus: `earlier` the records before
-/// them in the run (the query).
+/// them in the run (the query), which were read as following [`Earlier::index_of_64_bits`], so
+/// that a line of another width was an error at its line.
 pub fn read_as_records(dir: &Path, earlier: Earlier) -> Result<Records> {
+    debug_assert!(
+        earlier.width.is_none_or(|w| w == Width::Bits64),
+        "the query was read as following an index's 64-bit fingerprints"
+    );
     let index = Index::open(dir)?;
     let (fingerprints, names) = index.records()?;
     if earlier.records + fingerprints.len() > MAX_RECORDS {
         return Err(Error::usage("more than 2^32-1 records in one run"));
-    }
-    if let Some(width) = earlier.width.filter(|&w| w != Width::Bits64 && !fingerprints.is_empty()) {
-        return Err(Error::usage(format!(
-            "the input's fingerprints are {width}, but the index '{}' holds 64-bit ones",
-            dir.display()
-        )));
     }
     let names = match names {
         Names::ImplicitLines => RecordNames::LineNumbers { lines: None },

@@ -8,7 +8,7 @@
 //! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint, near groups as adjacency lists ([`Index`]) |
-//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]); the last block of a table in one pass, `search/chains.rs` |
+//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]); the last block of a table in one pass, `search/chains.rs`; a small set's pairs all against all, eight at a time where the processor can, `search/screen.rs` |
 //! | `wide.rs` | the rule of any width; wide fingerprints searched word by word, the total checked ([`find_near`]) |
 //! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]); on threads, chunk by chunk, in `output/parallel.rs` ([`emit_pairs_on_threads`]) |
@@ -69,21 +69,20 @@ pub fn run(args: Args) -> Result<()> {
     let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
     let mut progress = Progress::new(args.quiet, "records read");
     let mut input = args.io.open_input()?;
-    // An index holds 64-bit fingerprints: a query line of another width is an error at its line.
-    let against_index = args.against.as_deref().is_some_and(sh_index::is_index);
-    let before = if against_index { Earlier::index_of_64_bits() } else { Earlier::default() };
+    // An index holds 64-bit fingerprints (even an empty one): a query line of another width
+    // is an error at its line.
+    let index = args.against.as_deref().filter(|path| sh_index::is_index(path));
+    let before = if index.is_some() { Earlier::index_of_64_bits() } else { Earlier::default() };
     let query = read_records_on(&mut input, &mut progress, before, threads)?;
-    let corpus = match &args.against {
-        Some(path) if sh_index::is_index(path) => {
-            Some(sh_index::read_as_records(path, Earlier::of(&query))?)
-        }
-        Some(path) => {
+    let corpus = match (index, &args.against) {
+        (Some(index), _) => Some(sh_index::read_as_records(index, Earlier::of(&query))?),
+        (None, Some(path)) => {
             let mut corpus = RecordReader::open(path)?;
             let earlier = Earlier::of(&query);
             let records = read_records_on(&mut corpus, &mut progress, earlier, threads);
             Some(records.map_err(|e| e.in_file(path))?)
         }
-        None => None,
+        (None, None) => None,
     };
     let read_time = started.elapsed();
     let options = Options {
