@@ -510,6 +510,22 @@ mod tests {
         check_index(&fingerprints);
     }
 
+    /// Enough records for the grouping's deal to go through lines written past the caches
+    /// (`split/lines.rs`), with repeats: the same index as a plain sort gives.
+    #[test]
+    fn a_large_index_dealt_through_lines_is_the_same() {
+        let mut next = sh_testkit::xorshift(0x94d0_49bb_1331_11eb);
+        let n = (32 << 20) / (size_of::<u64>() + size_of::<RecordIndex>()) + 777;
+        assert!(crate::split::past_caches(n * 12));
+        let fingerprints: Vec<u64> = (0..n as u64)
+            .map(|i| match i % 5 {
+                0 => (next() % 100_000).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                _ => next(),
+            })
+            .collect();
+        check_index(&fingerprints);
+    }
+
     /// Runs of buckets whose fingerprints are all alone write no group starts: the groups are
     /// the same with no repeat at all, and with repeats in some runs only (the first, the last,
     /// those between, one repeat in all).

@@ -7,6 +7,10 @@
 
 use sh_core::threads::spawn_or_run;
 
+mod lines;
+
+pub(crate) use lines::{deal, past_caches, Deal, Direct, Lines};
+
 /// Sets up to this size are split by the [`Grouper`] (counting, marking or hashing) rather than
 /// sorted.
 pub(crate) const HASH_GROUPS_UP_TO: usize = 1 << 16;
@@ -239,8 +243,9 @@ const PARTITION_BITS: u32 = 13;
 /// thread, and each thread counts the values of the block's top bits in its chunk; every value
 /// then owns a run of `sorted`, cut into one share per chunk, so that each thread copies the
 /// fingerprints of its own chunk into its own shares (no two threads write the same place, and
-/// each reads only its chunk). Then each thread takes a run of values and sorts their
-/// fingerprints on the block's lower bits, if any.
+/// each reads only its chunk; a large set's through lines written past the caches,
+/// `split/lines.rs`). Then each thread takes a run of values and sorts their fingerprints on
+/// the block's lower bits, if any.
 ///
 /// Returns where the run of each value of the block starts in `sorted` (and the end), when
 /// the pass dealt out every bit of the block (else the runs are found by reading the set).
@@ -276,26 +281,20 @@ pub(crate) fn sort_by_block_into(
     }
     // Each value's run of `sorted`, cut into the shares of the chunks in their order (so the
     // fingerprints of a value keep the order of the set).
-    let mut shares: Vec<Vec<std::slice::IterMut<u64>>> =
+    let mut shares: Vec<Vec<&mut [u64]>> =
         chunk_counts.iter().map(|_| Vec::with_capacity(values)).collect();
     let mut rest = &mut sorted[..n];
     for v in 0..values {
         for (share, counts) in shares.iter_mut().zip(&chunk_counts) {
             let (part, tail) = std::mem::take(&mut rest).split_at_mut(counts[v]);
             rest = tail;
-            share.push(part.iter_mut());
+            share.push(part);
         }
     }
     std::thread::scope(|scope| {
-        for (part, mut share) in set.chunks(chunk).zip(shares) {
-            spawn_or_run(scope, move || {
-                for &fp in part {
-                    // The counts made room for every fingerprint of the chunk.
-                    if let Some(slot) = share[value(fp)].next() {
-                        *slot = fp;
-                    }
-                }
-            });
+        for (part, share) in set.chunks(chunk).zip(shares) {
+            // The counts made room for every fingerprint of the chunk.
+            spawn_or_run(scope, move || deal::<u64, 8>(part, value, share, n * 8));
         }
     });
 
@@ -483,6 +482,28 @@ mod tests {
                 plain.sort_unstable();
                 assert_eq!(ours, plain, "the same fingerprints, {mask:x}");
             }
+        }
+    }
+
+    /// A set whose copy is large enough to be dealt through lines written past the caches
+    /// (`lines.rs`): each value's fingerprints in the order of the set, as a stable sort by the
+    /// block puts them, on 2 and 3 threads (chunks whose rooms start anywhere in a cache line).
+    #[test]
+    fn the_sort_of_a_large_set_through_lines_is_stable() {
+        let mut next = sh_testkit::xorshift(0xda94_2042_e4dd_58b5);
+        let n = (32 << 20) / 8 + 12_345;
+        assert!(past_caches(n * 8));
+        // A tenth of the fingerprints share one value of the block: a long run.
+        let set: Vec<u64> =
+            (0..n).map(|i| if i % 10 == 0 { next() & !(0x1fff << 30) } else { next() }).collect();
+        let mask = 0x1fff << 30;
+        let mut expected = set.clone();
+        expected.sort_by_key(|&fp| fp & mask);
+        for threads in [2, 3] {
+            let mut ours = vec![0; 5];
+            let starts = sort_by_block_into(&set, mask, threads, &mut ours);
+            assert!(ours == expected, "{threads} threads");
+            assert_eq!(starts.map(|s| s.len()), Some((1 << 13) + 1));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! fingerprint, runs of buckets filled and sorted on threads of their own.
 
 use super::RecordIndex;
-use crate::split::count_chunks;
+use crate::split::{count_chunks, past_caches, Deal, Direct, Lines};
 use sh_core::threads::spawn_or_run;
 
 /// Below this many records one thread sorts all the buckets.
@@ -44,8 +44,9 @@ pub(super) struct Buckets<'a> {
 /// Deals each of `fingerprints` and its record (its position) into its bucket of the top
 /// `bits` bits in `distinct` and `members`, buckets in order; returns the buckets' starts and
 /// the end. The input is cut into `threads` chunks, each counted and dealt out by a thread of
-/// its own into its own share of every bucket, so no two threads write one place. Within a
-/// bucket the records are in no particular order: its sort orders them.
+/// its own into its own share of every bucket, so no two threads write one place (through
+/// lines written past the caches when the output is large: `split/lines.rs`). Within a bucket
+/// the records are in no particular order: its sort orders them.
 pub(super) fn deal_into_buckets(
     fingerprints: &[u64],
     bits: u32,
@@ -55,36 +56,61 @@ pub(super) fn deal_into_buckets(
 ) -> Vec<usize> {
     let buckets = 1usize << bits;
     let chunk = fingerprints.len().div_ceil(threads).max(1);
+    let output_bytes = fingerprints.len() * (size_of::<RecordIndex>() + size_of::<u64>());
     let (chunk_counts, bucket_start) =
         count_chunks(fingerprints, chunk, buckets, move |fp| top_bits(fp, bits));
     // Each bucket's places, cut into the shares of the chunks in their order.
-    type Share<'s> = Vec<(std::slice::IterMut<'s, RecordIndex>, std::slice::IterMut<'s, u64>)>;
-    let mut shares: Vec<Share> = chunk_counts.iter().map(|_| Vec::with_capacity(buckets)).collect();
+    type Share<'s> = (Vec<&'s mut [RecordIndex]>, Vec<&'s mut [u64]>);
+    let mut shares: Vec<Share> = chunk_counts
+        .iter()
+        .map(|_| (Vec::with_capacity(buckets), Vec::with_capacity(buckets)))
+        .collect();
     let (mut members, mut distinct) = (members, distinct);
     for b in 0..buckets {
-        for (share, counts) in shares.iter_mut().zip(&chunk_counts) {
+        for ((m_share, d_share), counts) in shares.iter_mut().zip(&chunk_counts) {
             let (m, rest) = std::mem::take(&mut members).split_at_mut(counts[b]);
             members = rest;
             let (d, rest) = std::mem::take(&mut distinct).split_at_mut(counts[b]);
             distinct = rest;
-            share.push((m.iter_mut(), d.iter_mut()));
+            m_share.push(m);
+            d_share.push(d);
         }
     }
     std::thread::scope(|scope| {
-        for (c, (part, mut share)) in fingerprints.chunks(chunk).zip(shares).enumerate() {
-            spawn_or_run(scope, move || {
-                for (i, &fp) in part.iter().enumerate() {
-                    let (m, d) = &mut share[top_bits(fp, bits)];
-                    // The counts made room for every record of the chunk.
-                    if let (Some(m), Some(d)) = (m.next(), d.next()) {
-                        *m = (c * chunk + i) as RecordIndex;
-                        *d = fp;
-                    }
-                }
+        for (c, (part, (m_share, d_share))) in fingerprints.chunks(chunk).zip(shares).enumerate() {
+            // The counts made room for every record of the chunk.
+            let first = c * chunk;
+            spawn_or_run(scope, move || match past_caches(output_bytes) {
+                true => deal_chunk(
+                    part,
+                    first,
+                    bits,
+                    Lines::<_, 16>::new(m_share),
+                    Lines::<_, 8>::new(d_share),
+                ),
+                false => deal_chunk(part, first, bits, Direct::new(m_share), Direct::new(d_share)),
             });
         }
     });
     bucket_start
+}
+
+/// Deals a chunk of fingerprints, the first of them record `first`, and their records into
+/// the places of their buckets (through lines or not: [`Lines`], [`Direct`]).
+fn deal_chunk(
+    part: &[u64],
+    first: usize,
+    bits: u32,
+    mut members: impl Deal<RecordIndex>,
+    mut distinct: impl Deal<u64>,
+) {
+    for (i, &fp) in part.iter().enumerate() {
+        let b = top_bits(fp, bits);
+        members.push(b, (first + i) as RecordIndex);
+        distinct.push(b, fp);
+    }
+    members.finish();
+    distinct.finish();
 }
 
 /// What [`sort_buckets`] found in a run of buckets.
