@@ -15,6 +15,8 @@ pub(crate) struct Chains {
     slots: Vec<u32>,
     /// Per member: the member before it with its value, or [`NONE`].
     before: Vec<u32>,
+    /// The members with a member before them, in order.
+    linked: Vec<u32>,
     /// The stamp of the current set, 1 to `u16::MAX` (0 is never a set's, so new slots are
     /// empty).
     stamp: u32,
@@ -56,17 +58,26 @@ impl Chains {
         // Of a known length, so that a 16-bit value needs no check of its bounds.
         let slots: &mut [u32; 1 << CHAIN_BITS] =
             (&mut self.slots[..]).try_into().expect("a slot for every 16-bit value");
+        if self.linked.len() < set.len() {
+            self.linked.resize(set.len(), 0);
+        }
         let before = &mut self.before[..set.len()];
+        let linked = &mut self.linked[..set.len()];
+        let mut count = 0;
         for ((i, &fp), link) in set.iter().enumerate().zip(before.iter_mut()) {
             let slot = &mut slots[((fp >> shift) & top) as u16 as usize];
             let last = *slot;
             *slot = stamp << 16 | i as u32;
-            *link = if last >> 16 == stamp { last & 0xffff } else { NONE };
+            let met = last >> 16 == stamp;
+            *link = if met { last & 0xffff } else { NONE };
+            // Kept whether or not it has a link; counted only if it has one.
+            linked[count] = i as u32;
+            count += usize::from(met);
         }
-        for (i, &link) in before.iter().enumerate() {
-            let mut member = link;
+        for &i in &linked[..count] {
+            let mut member = before[i as usize];
             while member != NONE {
-                pair(set[i], set[member as usize]);
+                pair(set[i as usize], set[member as usize]);
                 member = before[member as usize];
             }
         }
