@@ -36,9 +36,12 @@ impl Chains {
     /// with the same bits under `mask` (a contiguous run of at most [`CHAIN_BITS`] bits); `set`
     /// has at most [`CHAIN_MEMBERS`] members.
     ///
-    /// A first pass links every member to the one before it with its value, without a branch;
-    /// a second finds the members with a link (few, where the block has many more values than
-    /// the set has members) and walks their chains.
+    /// A first pass links every member to the one before it with its value and lists the
+    /// members with a link (few, where the block has many more values than the set has
+    /// members), without a branch; a second walks the chains of those listed only. (Finding
+    /// them by a branch on each member's link, mispredicted for about one member in seven at
+    /// B = 5, took a quarter more of the search: 10M random fingerprints at K = 3, search 0.320
+    /// against 0.240 s.)
     #[inline(always)]
     pub(crate) fn pairs(&mut self, set: &[u64], mask: u64, mut pair: impl FnMut(u64, u64)) {
         debug_assert!(set.len() <= CHAIN_MEMBERS && mask.count_ones() <= CHAIN_BITS);
