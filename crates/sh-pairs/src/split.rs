@@ -9,6 +9,8 @@ use sh_core::threads::spawn_or_run;
 
 mod lines;
 
+#[cfg(test)]
+pub(crate) use lines::LINES_WRITTEN;
 pub(crate) use lines::{deal, past_caches, Deal, Direct, Lines};
 
 /// Sets up to this size are split by the [`Grouper`] (counting, marking or hashing) rather than
@@ -243,7 +245,7 @@ const PARTITION_BITS: u32 = 13;
 /// thread, and each thread counts the values of the block's top bits in its chunk; every value
 /// then owns a run of `sorted`, cut into one share per chunk, so that each thread copies the
 /// fingerprints of its own chunk into its own shares (no two threads write the same place, and
-/// each reads only its chunk; a large set's through lines written past the caches,
+/// each reads only its chunk; for a large set, through lines written past the caches:
 /// `split/lines.rs`). Then each thread takes a run of values and sorts their fingerprints on
 /// the block's lower bits, if any.
 ///
@@ -501,7 +503,11 @@ mod tests {
         expected.sort_by_key(|&fp| fp & mask);
         for threads in [2, 3] {
             let mut ours = vec![0; 5];
+            let written = lines::LINES_WRITTEN.load(std::sync::atomic::Ordering::Relaxed);
             let starts = sort_by_block_into(&set, mask, threads, &mut ours);
+            // Most of the output in full lines (other tests may add to the count, not take).
+            let now = lines::LINES_WRITTEN.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(now - written >= n / 8 / 2, "{threads} threads: through lines");
             assert!(ours == expected, "{threads} threads");
             assert_eq!(starts.map(|s| s.len()), Some((1 << 13) + 1));
         }

@@ -1,7 +1,7 @@
 //! Grouping 64-bit fingerprints: records dealt into buckets by the top bits of their
 //! fingerprint, runs of buckets filled and sorted on threads of their own.
 
-use super::RecordIndex;
+use super::{GroupIndex, RecordIndex};
 use crate::split::{count_chunks, past_caches, Deal, Direct, Lines};
 use sh_core::threads::spawn_or_run;
 
@@ -267,8 +267,68 @@ pub(super) const SORT_BUCKET: usize = 4096;
 /// among a few hundred.
 pub(super) const LOOKUP_BUCKET: usize = 256;
 
+/// Where each bucket of the top `bits` bits starts in `sorted` (ascending fingerprints, fewer
+/// than 2^32), and the end: one pass, which writes the starts of the buckets up to a
+/// fingerprint's own where its bucket is past the last one written. Counting each
+/// fingerprint's bucket instead makes every addition wait for the one before (the same
+/// bucket's count, fingerprint after fingerprint); searching each bucket's start, by doubling
+/// steps from the one before, reads a few lines not in cache for each bucket. At 10M random
+/// fingerprints (32,768 buckets), timed inside the program while other work shared the machine:
+/// counting 34-40 ms, searching 20 ms, this pass 14-15 ms.
+pub(super) fn bucket_starts(sorted: &[u64], bits: u32) -> Vec<GroupIndex> {
+    debug_assert!(sorted.is_sorted());
+    let buckets = 1usize << bits;
+    let mut starts: Vec<GroupIndex> = Vec::with_capacity(buckets + 1);
+    for (i, &fp) in sorted.iter().enumerate() {
+        let bucket = top_bits(fp, bits);
+        // Rarely: the first fingerprint of a bucket (and the buckets before it left empty).
+        while starts.len() <= bucket {
+            starts.push(i as GroupIndex);
+        }
+    }
+    starts.resize(buckets + 1, sorted.len() as GroupIndex);
+    starts
+}
+
 /// The bits of buckets of about `per_bucket` of `records` (at most 19).
 pub(super) fn bucket_bits(records: usize, per_bucket: usize) -> u32 {
     let wanted = (records / per_bucket).max(1);
     (usize::BITS - wanted.leading_zeros()).min(20) - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The starts found by searching are those found by counting each fingerprint's bucket:
+    /// random fingerprints, all in one bucket, runs of empty buckets, the extremes, no bits,
+    /// an empty set.
+    #[test]
+    fn bucket_starts_are_the_counted_ones() {
+        let mut next = sh_testkit::xorshift(0xbf58_476d_1ce4_e5b9);
+        let random: Vec<u64> = (0..5000).map(|_| next()).collect();
+        let one_bucket: Vec<u64> = (0..3000).map(|_| next() >> 20).collect();
+        let gaps: Vec<u64> =
+            (0..4000).map(|i| if i % 3 == 0 { next() >> 9 } else { next() | 1 << 63 }).collect();
+        let extremes = vec![0, 0, 1, u64::MAX - 1, u64::MAX, u64::MAX];
+        for (name, mut set) in [
+            ("random", random),
+            ("one", one_bucket),
+            ("gaps", gaps),
+            ("extremes", extremes),
+            ("empty", Vec::new()),
+        ] {
+            set.sort_unstable();
+            for bits in [0, 1, 4, 8, 12, 19] {
+                let mut counted: Vec<GroupIndex> = vec![0; (1 << bits) + 1];
+                for &fp in &set {
+                    counted[top_bits(fp, bits) + 1] += 1;
+                }
+                for b in 1..counted.len() {
+                    counted[b] += counted[b - 1];
+                }
+                assert_eq!(bucket_starts(&set, bits), counted, "{name}, {bits} bits");
+            }
+        }
+    }
 }

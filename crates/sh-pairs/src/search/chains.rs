@@ -15,7 +15,8 @@ pub(crate) struct Chains {
     slots: Vec<u32>,
     /// Per member: the member before it with its value, or [`NONE`].
     before: Vec<u32>,
-    /// The members with a member before them, in order.
+    /// The members with a member before them, in order: the first `count` of a call's (the
+    /// rest is left from before).
     linked: Vec<u32>,
     /// The stamp of the current set, 1 to `u16::MAX` (0 is never a set's, so new slots are
     /// empty).
@@ -40,7 +41,7 @@ impl Chains {
     /// members with a link (few, where the block has many more values than the set has
     /// members), without a branch; a second walks the chains of those listed only. (Finding
     /// them by a branch on each member's link, mispredicted for about one member in seven at
-    /// B = 5, took a quarter more of the search: 10M random fingerprints at K = 3, search 0.320
+    /// B = 5, took a third more of the search: 10M random fingerprints at K = 3, search 0.320
     /// against 0.240 s.)
     #[inline(always)]
     pub(crate) fn pairs(&mut self, set: &[u64], mask: u64, mut pair: impl FnMut(u64, u64)) {

@@ -5,7 +5,8 @@
 //! output far larger than the caches. An ordinary store first reads the line it writes into the
 //! cache, so each item costs a read of memory as well as a write. For an output of
 //! [`PAST_CACHES_FROM`] bytes or more, each value's items are gathered in a line of their own
-//! (8,192 lines of 64 bytes stay in the L2 cache) that mirrors the cache line of the output they
+//! (a line a value and output array: 8,192 lines of 64 bytes for a sort by a 13-bit block, in
+//! the L2 cache) that mirrors the cache line of the output they
 //! go to; when it is full, the whole line is written to memory with non-temporal stores, which
 //! read nothing. The partial lines at either end of a value's room (shared with the rooms beside
 //! it, which another thread may be filling) are written item by item with ordinary stores. A
@@ -19,6 +20,24 @@
 
 /// Bytes in a cache line.
 const LINE_BYTES: usize = 64;
+
+/// What may be dealt through lines: plain integers, every bit of them a value (no padding to
+/// read, no pointer to lose), their alignment their size.
+pub(crate) trait Item: Copy + Default + sealed::Sealed {}
+impl Item for u32 {}
+impl Item for u64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// Full lines written past the caches, for the tests to see that a large sort goes through
+/// lines.
+#[cfg(test)]
+pub(crate) static LINES_WRITTEN: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
 
 /// A line of `N` items, on a cache line of its own.
 #[derive(Clone, Copy)]
@@ -46,7 +65,7 @@ pub(crate) trait Deal<T> {
 
 /// Deals `items` into `places`, the room of each value (`value` below `places.len()`), through
 /// lines when the output of `output_bytes` is large ([`past_caches`]).
-pub(crate) fn deal<T: Copy + Default, const N: usize>(
+pub(crate) fn deal<T: Item, const N: usize>(
     items: &[T],
     value: impl Fn(T) -> usize,
     places: Vec<&mut [T]>,
@@ -95,15 +114,15 @@ pub(crate) struct Lines<'a, T, const N: usize> {
     held: Vec<u8>,
 }
 
-impl<'a, T: Copy + Default, const N: usize> Lines<'a, T, N> {
+impl<'a, T: Item, const N: usize> Lines<'a, T, N> {
     pub(crate) fn new(places: Vec<&'a mut [T]>) -> Lines<'a, T, N> {
-        assert!(N * size_of::<T>() == LINE_BYTES, "a line of items is a cache line");
+        const { assert!(N * size_of::<T>() == LINE_BYTES, "a line of items is a cache line") };
         let values = places.len();
         Lines { places, lines: vec![Line([T::default(); N]); values], held: vec![0; values] }
     }
 }
 
-impl<T: Copy + Default, const N: usize> Deal<T> for Lines<'_, T, N> {
+impl<T: Item, const N: usize> Deal<T> for Lines<'_, T, N> {
     #[inline(always)]
     fn push(&mut self, v: usize, item: T) {
         let place = &mut self.places[v];
@@ -118,6 +137,8 @@ impl<T: Copy + Default, const N: usize> Deal<T> for Lines<'_, T, N> {
             let (written, rest) = std::mem::take(place).split_at_mut(count);
             if count == N {
                 write_past_caches(line, written);
+                #[cfg(test)]
+                LINES_WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             } else {
                 // The value's first line, which starts in the room before it.
                 written.copy_from_slice(&line[N - count..]);
@@ -127,7 +148,8 @@ impl<T: Copy + Default, const N: usize> Deal<T> for Lines<'_, T, N> {
     }
 
     /// Writes what every line still holds (each value's last, partial line) with ordinary
-    /// stores, and orders the lines written past the caches before this thread's later stores.
+    /// stores; dropped, the lines then order the lines written past the caches before this
+    /// thread's later stores.
     fn finish(mut self) {
         for (v, place) in self.places.iter_mut().enumerate() {
             let count = usize::from(self.held[v]);
@@ -137,6 +159,13 @@ impl<T: Copy + Default, const N: usize> Deal<T> for Lines<'_, T, N> {
             *place = rest;
         }
         debug_assert!(self.places.iter().all(|p| p.is_empty()), "every place filled");
+    }
+}
+
+impl<T, const N: usize> Drop for Lines<'_, T, N> {
+    /// The fence after the last line written past the caches, whether the lines finished or
+    /// not (a panic on the way), before the output is touched again.
+    fn drop(&mut self) {
         store_fence();
     }
 }
@@ -144,7 +173,7 @@ impl<T: Copy + Default, const N: usize> Deal<T> for Lines<'_, T, N> {
 /// Copies a full `line` to `to`, a cache line of the output, with non-temporal stores where
 /// the processor has them (x86-64's SSE2, always there), else with ordinary ones.
 #[inline(always)]
-fn write_past_caches<T: Copy, const N: usize>(line: &[T; N], to: &mut [T]) {
+fn write_past_caches<T: Item, const N: usize>(line: &[T; N], to: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
@@ -154,9 +183,10 @@ fn write_past_caches<T: Copy, const N: usize>(line: &[T; N], to: &mut [T]) {
         // SAFETY: both are 64 bytes (`Lines::new` holds N items to a cache line), `line` on a
         // cache line of its own (`Line`'s alignment), `to` on one by the assertion above, so
         // each 16-byte access is aligned and in bounds; `to` is borrowed mutably, so nothing
-        // else reads or writes it, and the stores are ordered by `finish`'s fence before
-        // the output is read. T is Copy (no destructor, any bit pattern of it written is one
-        // read from a valid T).
+        // else reads or writes it, and the stores are ordered by the fence of the lines' drop
+        // before the output is touched again. T is a plain integer ([`Item`]: no padding, no
+        // pointer), so the bytes read from the line are all initialised and the bytes written
+        // are a valid T.
         #[allow(unsafe_code)]
         unsafe {
             for i in 0..LINE_BYTES / 16 {
@@ -219,9 +249,10 @@ mod tests {
         sorted
     }
 
-    /// `items` dealt by a [`Dealer`] (through lines or not) into an output that starts `offset` items past a cache
+    /// `items` dealt by [`deal`] (through lines or not) into an output that starts `offset`
+    /// items past a cache
     /// line.
-    fn dealt<T: Copy + Default + std::fmt::Debug, const N: usize>(
+    fn dealt<T: Item + std::fmt::Debug, const N: usize>(
         items: &[T],
         values: usize,
         offset: usize,
