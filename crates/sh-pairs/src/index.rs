@@ -172,7 +172,7 @@ impl Index {
         }
 
         let lookup_bits = self::bucket_bits(distinct.len(), LOOKUP_BUCKET);
-        let lookup = bucket_starts(&distinct, lookup_bits);
+        let lookup = bucket_starts(&distinct, lookup_bits, threads);
         Index {
             distinct,
             words: 1,

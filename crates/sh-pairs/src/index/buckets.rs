@@ -269,24 +269,45 @@ pub(super) const LOOKUP_BUCKET: usize = 256;
 
 /// Where each bucket of the top `bits` bits starts in `sorted` (ascending fingerprints, fewer
 /// than 2^32), and the end: one pass, which writes the starts of the buckets up to a
-/// fingerprint's own where its bucket is past the last one written. Counting each
-/// fingerprint's bucket instead makes every addition wait for the one before (the same
-/// bucket's count, fingerprint after fingerprint); searching each bucket's start, by doubling
-/// steps from the one before, reads a few lines not in cache for each bucket. At 10M random
-/// fingerprints (32,768 buckets), timed inside the program while other work shared the machine:
-/// counting 34-40 ms, searching 20 ms, this pass 14-15 ms.
-pub(super) fn bucket_starts(sorted: &[u64], bits: u32) -> Vec<GroupIndex> {
+/// fingerprint's own where its bucket is past the last one written, on `threads` threads for a
+/// large set (each a stretch of the set, writing the starts of the buckets that begin in it).
+/// Counting each fingerprint's bucket instead makes every addition wait for the one before
+/// (the same bucket's count, fingerprint after fingerprint); searching each bucket's start, by
+/// doubling steps from the one before, reads a few lines not in cache for each bucket. At 10M
+/// random fingerprints (32,768 buckets), timed inside the program while other work shared the
+/// machine: counting 34-40 ms, searching 20 ms, this pass on one thread 14-15 ms.
+pub(super) fn bucket_starts(sorted: &[u64], bits: u32, threads: usize) -> Vec<GroupIndex> {
     debug_assert!(sorted.is_sorted());
-    let buckets = 1usize << bits;
-    let mut starts: Vec<GroupIndex> = Vec::with_capacity(buckets + 1);
-    for (i, &fp) in sorted.iter().enumerate() {
-        let bucket = top_bits(fp, bits);
-        // Rarely: the first fingerprint of a bucket (and the buckets before it left empty).
-        while starts.len() <= bucket {
-            starts.push(i as GroupIndex);
+    let n = sorted.len();
+    let threads = if n < PARALLEL_FROM { 1 } else { threads.max(1) };
+    let mut starts: Vec<GroupIndex> = vec![n as GroupIndex; (1 << bits) + 1];
+    std::thread::scope(|scope| {
+        // The buckets after those of the stretches before.
+        let mut rest = &mut starts[..];
+        for t in 0..threads {
+            let (lo, hi) = (t * n / threads, (t + 1) * n / threads);
+            if lo == hi {
+                continue;
+            }
+            // The buckets that begin in this stretch: past the one of the fingerprint before it,
+            // up to its last fingerprint's.
+            let from = if lo == 0 { 0 } else { top_bits(sorted[lo - 1], bits) + 1 };
+            let to = top_bits(sorted[hi - 1], bits) + 1;
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(to - from);
+            rest = tail;
+            spawn_or_run(scope, move || {
+                let mut written = 0;
+                for (i, &fp) in sorted[lo..hi].iter().enumerate() {
+                    // Rarely: the first fingerprint of a bucket (and the buckets before it
+                    // left empty). The stretch's first may be in the bucket before `from`.
+                    while from + written <= top_bits(fp, bits) {
+                        mine[written] = (lo + i) as GroupIndex;
+                        written += 1;
+                    }
+                }
+            });
         }
-    }
-    starts.resize(buckets + 1, sorted.len() as GroupIndex);
+    });
     starts
 }
 
@@ -300,16 +321,18 @@ pub(super) fn bucket_bits(records: usize, per_bucket: usize) -> u32 {
 mod tests {
     use super::*;
 
-    /// The starts found by searching are those found by counting each fingerprint's bucket:
-    /// random fingerprints, all in one bucket, runs of empty buckets, the extremes, no bits,
-    /// an empty set.
+    /// The starts found in one pass, on 1 to 7 threads, are those found by counting each
+    /// fingerprint's bucket: random fingerprints, all in one bucket (every stretch but the
+    /// first begins no bucket), runs of empty buckets, the extremes, no bits, an empty set.
     #[test]
     fn bucket_starts_are_the_counted_ones() {
         let mut next = sh_testkit::xorshift(0xbf58_476d_1ce4_e5b9);
-        let random: Vec<u64> = (0..5000).map(|_| next()).collect();
-        let one_bucket: Vec<u64> = (0..3000).map(|_| next() >> 20).collect();
+        // Large enough to be cut into stretches for threads.
+        let n = PARALLEL_FROM + 4321;
+        let random: Vec<u64> = (0..n).map(|_| next()).collect();
+        let one_bucket: Vec<u64> = (0..n).map(|_| next() >> 20).collect();
         let gaps: Vec<u64> =
-            (0..4000).map(|i| if i % 3 == 0 { next() >> 9 } else { next() | 1 << 63 }).collect();
+            (0..n).map(|i| if i % 3 == 0 { next() >> 9 } else { next() | 1 << 63 }).collect();
         let extremes = vec![0, 0, 1, u64::MAX - 1, u64::MAX, u64::MAX];
         for (name, mut set) in [
             ("random", random),
@@ -327,7 +350,10 @@ mod tests {
                 for b in 1..counted.len() {
                     counted[b] += counted[b - 1];
                 }
-                assert_eq!(bucket_starts(&set, bits), counted, "{name}, {bits} bits");
+                for threads in [1, 2, 3, 7] {
+                    let starts = bucket_starts(&set, bits, threads);
+                    assert_eq!(starts, counted, "{name}, {bits} bits, {threads} threads");
+                }
             }
         }
     }
