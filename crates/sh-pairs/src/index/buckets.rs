@@ -56,7 +56,8 @@ pub(super) fn deal_into_buckets(
 ) -> Vec<usize> {
     let buckets = 1usize << bits;
     let chunk = fingerprints.len().div_ceil(threads).max(1);
-    let output_bytes = fingerprints.len() * (size_of::<RecordIndex>() + size_of::<u64>());
+    let through_lines =
+        past_caches(fingerprints.len() * (size_of::<RecordIndex>() + size_of::<u64>()));
     let (chunk_counts, bucket_start) =
         count_chunks(fingerprints, chunk, buckets, move |fp| top_bits(fp, bits));
     // Each bucket's places, cut into the shares of the chunks in their order.
@@ -80,7 +81,7 @@ pub(super) fn deal_into_buckets(
         for (c, (part, (m_share, d_share))) in fingerprints.chunks(chunk).zip(shares).enumerate() {
             // The counts made room for every record of the chunk.
             let first = c * chunk;
-            spawn_or_run(scope, move || match past_caches(output_bytes) {
+            spawn_or_run(scope, move || match through_lines {
                 true => deal_chunk(
                     part,
                     first,

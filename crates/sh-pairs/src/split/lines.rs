@@ -6,9 +6,8 @@
 //! cache, so each item costs a read of memory as well as a write. For an output of
 //! [`PAST_CACHES_FROM`] bytes or more, each value's items are gathered in a line of their own
 //! (a line a value and output array: 8,192 lines of 64 bytes for a sort by a 13-bit block, in
-//! the L2 cache) that mirrors the cache line of the output they
-//! go to; when it is full, the whole line is written to memory with non-temporal stores, which
-//! read nothing. The partial lines at either end of a value's room (shared with the rooms beside
+//! the L2 cache) that mirrors the cache line of the output they go to; when it is full, the
+//! whole line is written to memory with non-temporal stores, which read nothing. The partial lines at either end of a value's room (shared with the rooms beside
 //! it, which another thread may be filling) are written item by item with ordinary stores. A
 //! smaller output is written item by item where it goes: it stays in the caches for the pass
 //! that reads it next, which the lines' stores would have sent to memory.
@@ -223,23 +222,25 @@ mod tests {
                 [0, 1, 5, 7, 15].into_iter().flat_map(|o| [(o, true), (o, false)])
             {
                 let items: Vec<u64> = (0..n).map(|_| next()).collect();
-                let value = |x: u64| (x >> 7) as usize % values;
-                let out = dealt::<u64, 8>(&items, values, offset, lines, value);
-                assert_eq!(
-                    out,
-                    sorted(&items, value),
-                    "{values} values, offset {offset}, lines {lines}"
-                );
+                check::<u64, 8>(&items, values, offset, lines);
                 let items: Vec<u32> = items.iter().map(|&x| x as u32).collect();
-                let value = |x: u32| (x >> 7) as usize % values;
-                let out = dealt::<u32, 16>(&items, values, offset, lines, value);
-                assert_eq!(
-                    out,
-                    sorted(&items, value),
-                    "{values} values, offset {offset}, lines {lines}"
-                );
+                check::<u32, 16>(&items, values, offset, lines);
             }
         }
+    }
+
+    /// `items` dealt by [`deal`] by their bits from the 8th up, into `values` values, land as a
+    /// stable sort by those values puts them.
+    fn check<T: Item + Into<u64> + PartialEq + std::fmt::Debug, const N: usize>(
+        items: &[T],
+        values: usize,
+        offset: usize,
+        lines: bool,
+    ) {
+        let value = |x: T| (x.into() >> 7) as usize % values;
+        let out = dealt::<T, N>(items, values, offset, lines, value);
+        let case = format!("{values} values, offset {offset}, lines {lines}, {N} a line");
+        assert_eq!(out, sorted(items, value), "{case}");
     }
 
     /// `items` ordered by `value`, stably.
@@ -250,8 +251,7 @@ mod tests {
     }
 
     /// `items` dealt by [`deal`] (through lines or not) into an output that starts `offset`
-    /// items past a cache
-    /// line.
+    /// items past a cache line.
     fn dealt<T: Item + std::fmt::Debug, const N: usize>(
         items: &[T],
         values: usize,
