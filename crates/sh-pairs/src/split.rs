@@ -294,10 +294,16 @@ pub(crate) fn sort_by_block_into(
         }
     }
     std::thread::scope(|scope| {
-        for (part, share) in set.chunks(chunk).zip(shares) {
+        let tasks: Vec<_> = set
+            .chunks(chunk)
+            .zip(shares)
             // The counts made room for every fingerprint of the chunk.
-            spawn_or_run(scope, move || deal::<u64, 8>(part, value, share, n * 8));
-        }
+            .map(|(part, share)| {
+                spawn_or_run(scope, move || deal::<u64, 8>(part, value, share, n * 8))
+            })
+            .collect();
+        // Joined, so that each thread has ended (its thread-local storage freed) on return.
+        tasks.into_iter().for_each(|task| task.join());
     });
 
     if bits <= PARTITION_BITS {

@@ -78,10 +78,11 @@ pub(super) fn deal_into_buckets(
         }
     }
     std::thread::scope(|scope| {
+        let mut tasks = Vec::with_capacity(threads);
         for (c, (part, (m_share, d_share))) in fingerprints.chunks(chunk).zip(shares).enumerate() {
             // The counts made room for every record of the chunk.
             let first = c * chunk;
-            spawn_or_run(scope, move || match through_lines {
+            tasks.push(spawn_or_run(scope, move || match through_lines {
                 true => deal_chunk(
                     part,
                     first,
@@ -90,8 +91,9 @@ pub(super) fn deal_into_buckets(
                     Lines::<_, 8>::new(d_share),
                 ),
                 false => deal_chunk(part, first, bits, Direct::new(m_share), Direct::new(d_share)),
-            });
+            }));
         }
+        tasks.into_iter().for_each(|task| task.join());
     });
     bucket_start
 }
@@ -285,6 +287,7 @@ pub(super) fn bucket_starts(sorted: &[u64], bits: u32, threads: usize) -> Vec<Gr
     std::thread::scope(|scope| {
         // The buckets after those of the stretches before.
         let mut rest = &mut starts[..];
+        let mut tasks = Vec::with_capacity(threads);
         for t in 0..threads {
             let (lo, hi) = (t * n / threads, (t + 1) * n / threads);
             if lo == hi {
@@ -296,7 +299,7 @@ pub(super) fn bucket_starts(sorted: &[u64], bits: u32, threads: usize) -> Vec<Gr
             let to = top_bits(sorted[hi - 1], bits) + 1;
             let (mine, tail) = std::mem::take(&mut rest).split_at_mut(to - from);
             rest = tail;
-            spawn_or_run(scope, move || {
+            tasks.push(spawn_or_run(scope, move || {
                 let mut written = 0;
                 for (i, &fp) in sorted[lo..hi].iter().enumerate() {
                     // Rarely: the first fingerprint of a bucket (and the buckets before it
@@ -306,8 +309,10 @@ pub(super) fn bucket_starts(sorted: &[u64], bits: u32, threads: usize) -> Vec<Gr
                         written += 1;
                     }
                 }
-            });
+            }));
         }
+        // Joined, so that each thread has ended (its thread-local storage freed) on return.
+        tasks.into_iter().for_each(|task| task.join());
     });
     starts
 }
