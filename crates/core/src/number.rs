@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+mod sse;
+
 /// Why a hash or fingerprint did not parse; the message part of an input error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumberError {
@@ -115,6 +118,16 @@ fn long_words(digits: &[u8]) -> Option<(u64, u64, u64)> {
 /// the slow way, which tells what is wrong with it.
 #[inline]
 pub fn long_decimal_line(text: &[u8]) -> Option<(u64, usize)> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    if let Some(window) = text.first_chunk::<24>() {
+        return sse::long_decimal_line(window);
+    }
+    long_decimal_line_by_words(text)
+}
+
+/// [`long_decimal_line`] with 64-bit words.
+#[inline]
+fn long_decimal_line_by_words(text: &[u8]) -> Option<(u64, usize)> {
     let word = |at: usize| u64::from_le_bytes(text[at..at + 8].try_into().expect("eight bytes"));
     let newlines = |word: u64| crate::record::bytes_equal(word, b'\n');
     let (first, second, third) = (word(0), word(8), word(16));
@@ -168,6 +181,16 @@ pub fn canonical_u64(text: &[u8]) -> Option<u64> {
 /// value or the error. Finding the run's end here spares a separate scan for the space.
 #[inline]
 pub fn leading_decimal(text: &[u8]) -> Option<(u64, usize)> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    if let Some(window) = text.first_chunk::<24>() {
+        return sse::leading_decimal(text, window);
+    }
+    leading_decimal_by_words(text)
+}
+
+/// [`leading_decimal`] with 64-bit words.
+#[inline]
+fn leading_decimal_by_words(text: &[u8]) -> Option<(u64, usize)> {
     let len = digit_run(text);
     if len == 0 || len > 20 || text.get(len).is_some_and(|&b| b != b' ') {
         return None;
@@ -491,7 +514,80 @@ mod tests {
         assert_eq!(split_weight(b"ab"), None);
     }
 
+    /// A number's digits, a byte after them that may or may not end it, and more text: the
+    /// bytes next to the digits' range and with their high bit set among them.
+    fn number_then_text() -> impl Strategy<Value = Vec<u8>> {
+        let edge = prop_oneof![
+            Just(b' '),
+            Just(b'\n'),
+            Just(b'/'),
+            Just(b':'),
+            Just(0xB0u8),
+            Just(0xB9u8),
+            Just(0u8),
+            any::<u8>()
+        ];
+        let digits = prop_oneof![
+            "[0-9]{0,25}",
+            "1844674407370955161[0-9]",
+            "[2-9][0-9]{19}",
+            "0{1,4}[0-9]{16}",
+        ];
+        let end = prop_oneof![Just(&b" "[..]), Just(&b"\n"[..]), Just(&b""[..])];
+        let more = proptest::collection::vec(any::<u8>(), 0..30);
+        (digits, edge.clone(), any::<usize>(), edge, end, more).prop_map(
+            |(digits, inside, at, edge, end, more)| {
+                let mut text = digits.into_bytes();
+                // Now and then a byte inside the digits changed too.
+                if !text.is_empty() && at % 4 == 0 {
+                    let at = at / 4 % text.len();
+                    text[at] = inside;
+                }
+                [&text, &[edge][..], end, &more].concat()
+            },
+        )
+    }
+
+    #[test]
+    fn both_ways_read_the_edges_of_the_range_alike() {
+        for digits in [
+            "18446744073709551615",
+            "1234567890123456789:",
+            "123456789012345678/",
+            "18446744073709551616",
+            "99999999999999999999",
+            "10000000000000000000",
+            "00000000000000000000",
+            "1000000000000000",
+            "9999999999999999",
+            "0000000000000001",
+            "12345678901234567",
+        ] {
+            for end in [b' ', b'\n'] {
+                let text = [digits.as_bytes(), &[end], b"0123456789"].concat();
+                let expected = parse_u64(digits.as_bytes()).ok().map(|v| (v, digits.len()));
+                let line = (end == b'\n' && digits.len() >= 17).then_some(expected).flatten();
+                let item = (end == b' ').then_some(expected).flatten();
+                assert_eq!(leading_decimal(&text), item, "{digits}");
+                assert_eq!(leading_decimal_by_words(&text), item, "{digits}");
+                assert_eq!(long_decimal_line(&text), line, "{digits}");
+                assert_eq!(long_decimal_line_by_words(&text), line, "{digits}");
+            }
+        }
+    }
+
     proptest! {
+        /// The vector way (where the build has it) and the way by words agree on any text,
+        /// long enough for the vectors or not.
+        #[test]
+        fn both_ways_read_numbers_alike(text in number_then_text(), cut in 0usize..64) {
+            let text = &text[..cut.min(text.len())];
+            prop_assert_eq!(leading_decimal(text), leading_decimal_by_words(text));
+            if text.len() >= 24 {
+                prop_assert_eq!(long_decimal_line(text), long_decimal_line_by_words(text));
+            }
+        }
+
         #[test]
         fn the_fast_and_the_slow_path_agree(text in "[0-9a+-]{0,20}") {
             let slow = if text.starts_with(['+', '-']) {
