@@ -23,7 +23,7 @@ _sh__compute() {
 
     case "${cmd}" in
         sh__compute)
-            opts="-i -o -q -h -V --input --output --bits --quiet --help --version"
+            opts="-i -o -j -q -h -V --input --output --bits --threads --chunk-bytes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -46,6 +46,18 @@ _sh__compute() {
                     return 0
                     ;;
                 --bits)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,5 +1,7 @@
 //! Integration tests of sh-compute through the built binary.
 
+use proptest::prelude::*;
+
 use crate::util::run;
 
 const VECTORS: &str = include_str!("data/vectors/compute.jsonl");
@@ -123,4 +125,66 @@ fn input_and_output_files() {
     let nowhere = nowhere.to_str().expect("UTF-8 path");
     let out = run("sh-compute", &["-o", nowhere], "1\n");
     out.failure(1, &format!("sh-compute: error: cannot create output '{nowhere}': "));
+}
+
+/// A line of input: maybe an id, then items (decimal, hex, weighted, or now and then a bad
+/// one), maybe a CR.
+fn line_strategy() -> impl Strategy<Value = String> {
+    let item = prop_oneof![
+        8 => any::<u64>().prop_map(|h| h.to_string()),
+        1 => any::<u64>().prop_map(|h| format!("0x{h:x}")),
+        2 => (any::<u64>(), -50i32..50).prop_map(|(h, w)| format!("{h}:{}", f64::from(w) / 4.0)),
+        1 => Just("  ".to_string()),
+    ];
+    let bad = prop_oneof![Just("x7"), Just("-1"), Just("1:nan"), Just("18446744073709551616")];
+    (
+        proptest::option::of("[a-z0-9]{1,6}"),
+        proptest::collection::vec(item, 0..40),
+        proptest::option::weighted(0.03, bad),
+        any::<bool>(),
+    )
+        .prop_map(|(id, items, bad, cr)| {
+            let mut line = id.map(|id| format!("{id}\t")).unwrap_or_default();
+            line.push_str(&items.join(" "));
+            if let Some(bad) = bad {
+                line.push_str(&format!(" {bad}"));
+            }
+            if cr {
+                line.push('\r');
+            }
+            line
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// On threads, in chunks as small as a byte, every width computes what one thread does,
+    /// line for line: the same output, and at a bad line the same error after the same lines.
+    #[test]
+    fn threads_compute_what_one_thread_does(
+        lines in proptest::collection::vec(line_strategy(), 0..60),
+        chunk_bytes in 1u32..400,
+        last_newline: bool,
+    ) {
+        let mut input = lines.join("\n");
+        if last_newline && !input.is_empty() {
+            input.push('\n');
+        }
+        for bits in ["64", "128", "256"] {
+            let one = run("sh-compute", &["--bits", bits, "-j", "1"], input.clone());
+            prop_assert!(!one.stderr.contains("panicked"), "{}", one.stderr);
+            if one.code == Some(0) {
+                prop_assert_eq!(one.stdout_str().lines().count(), lines.len());
+            }
+            let chunk = chunk_bytes.to_string();
+            for threads in ["2", "3"] {
+                let args = ["--bits", bits, "-j", threads, "--chunk-bytes", &chunk];
+                let many = run("sh-compute", &args, input.clone());
+                prop_assert_eq!(many.code, one.code, "{:?}: {}", args, many.stderr);
+                prop_assert_eq!(&many.stderr, &one.stderr, "{:?}", args);
+                prop_assert_eq!(&many.stdout, &one.stdout, "{:?}", args);
+            }
+        }
+    }
 }

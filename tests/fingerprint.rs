@@ -435,6 +435,6 @@ fn the_stages_flags_are_its_flags() {
             checked += 1;
         }
     }
-    // 15, and sh-weight's -j and --chunk-bytes, which sh-fingerprint has too.
-    assert_eq!(checked, 17, "the flags of the stages");
+    // 15, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
+    assert_eq!(checked, 19, "the flags of the stages");
 }

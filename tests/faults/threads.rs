@@ -82,6 +82,11 @@ fn per_line_stages_do_their_work_on_the_threads_they_get() {
         &hashes,
     );
     same_whatever_the_threads("sh-df", &["-j", "3"], &hashes);
+    same_whatever_the_threads(
+        "sh-compute",
+        &["--bits", "256", "-j", "3", "--chunk-bytes", "2000"],
+        &hashes,
+    );
 }
 
 /// sh-df cuts a file of more than 32 MB into parts, one per thread, and sorts a large table on

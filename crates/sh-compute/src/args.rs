@@ -29,6 +29,12 @@ written as `0x` and exactly N/4 lowercase hex digits: the whole fingerprint as o
 number, the highest word first, so the last 16 digits are word 0. The Hamming distance of two \
 is the sum of the distances of their words (runs of 16 digits).
 
+-j N computes on N threads (default: all cores): the input is read in chunks of lines, each \
+chunk computed by one thread, and the chunks written in input order, with at most four chunks \
+per thread in memory at once. The output does not depend on N. Inside a pipeline whose other \
+stages keep the cores busy, more threads gain nothing; from a file, or on a machine with cores \
+to spare, they keep sh-compute from being the slowest stage.
+
 A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that names the line.";
 
 #[derive(Debug, Parser)]
@@ -45,6 +51,16 @@ pub struct Args {
     /// Fingerprint width: 64 (decimal), 128 or 256 (0x and N/4 hex digits)
     #[arg(long, value_name = "N", default_value = "64", value_parser = parse_bits)]
     pub bits: Width,
+
+    /// Compute on N threads, the output in input order [default: all cores]
+    #[arg(short = 'j', long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
+    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
+    pub chunk_bytes: u32,
 
     /// Show no progress on standard error (this command shows none; every command takes
     /// --quiet, so that scripts can pass it to all)

@@ -13,8 +13,11 @@ mod widen;
 use std::io::Write;
 
 use sh_core::fingerprint::{Fingerprint, Width};
+use sh_core::in_order::{map_lines_in_order, Spread};
 use sh_core::number::{leading_decimal, parse_u64, split_weight, WEIGHT_ERROR};
+use sh_core::progress::Progress;
 use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
+use sh_core::threads::all_cores;
 use sh_core::{Error, Result};
 
 pub use args::{parse_bits, Args, EXAMPLES};
@@ -31,20 +34,31 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-/// Reads every record and writes its fingerprint of `WORDS` words.
+/// Reads every record and writes its fingerprint of `WORDS` words, on `--threads` threads.
 fn compute<const WORDS: usize>(args: &Args) -> Result<()> {
     let mut input = args.io.open_input()?;
-    let mut out = args.io.create_output()?;
-    let mut simhash = Simhash::<WORDS>::default();
-    while let Some((line, record)) = input.next_numbered()? {
-        let (id, payload) = split_nonempty_id(line, record)?;
-        simhash.clear();
-        add_items(&mut simhash, line, payload)?;
-        write_id(&mut out, id).map_err(Error::writing)?;
-        write_fingerprint(&mut simhash, &mut out).map_err(Error::writing)?;
-        out.write_all(b"\n").map_err(Error::writing)?;
-    }
-    out.finish()
+    let threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
+    // This command shows no progress.
+    let progress = Progress::new(true, "documents");
+    map_lines_in_order(
+        &mut input,
+        || args.io.create_output(),
+        progress,
+        spread,
+        || {
+            let mut simhash = Simhash::<WORDS>::default();
+            move |line: u64, record: &[u8], out: &mut Vec<u8>| {
+                let (id, payload) = split_nonempty_id(line, record)?;
+                simhash.clear();
+                add_items(&mut simhash, line, payload)?;
+                write_id(out, id).map_err(Error::writing)?;
+                write_fingerprint(&mut simhash, out).map_err(Error::writing)?;
+                out.push(b'\n');
+                Ok(())
+            }
+        },
+    )
 }
 
 /// Adds the items of one record's payload, `HASH` or `HASH:WEIGHT` each, to `simhash`; bad
