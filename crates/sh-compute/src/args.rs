@@ -29,11 +29,14 @@ written as `0x` and exactly N/4 lowercase hex digits: the whole fingerprint as o
 number, the highest word first, so the last 16 digits are word 0. The Hamming distance of two \
 is the sum of the distances of their words (runs of 16 digits).
 
--j N computes on N threads (default: all cores): the input is read in chunks of lines, each \
-chunk computed by one thread, and the chunks written in input order, with at most four chunks \
-per thread in memory at once. The output does not depend on N. Inside a pipeline whose other \
-stages keep the cores busy, more threads gain nothing; from a file, or on a machine with cores \
-to spare, they keep sh-compute from being the slowest stage.
+-j N computes on N threads (default 1): the input is read in chunks of lines (256 KB, or one \
+longer line), each chunk computed by one thread, and the chunks written in input order, with at \
+most four chunks per thread in memory at once (so with lines of many megabytes, up to 4 × N of \
+them). The output does not depend on N. A chunk is computed once it is full or the input ends, \
+so from a pipe that stays open, fingerprints and errors come a chunk at a time, not line by \
+line as with one thread. Inside a pipeline whose other stages keep the cores busy, more \
+threads gain nothing; from a file, or on a machine with cores to spare, they keep sh-compute \
+from being the slowest stage.
 
 A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that names the line.";
 
@@ -52,7 +55,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value = "64", value_parser = parse_bits)]
     pub bits: Width,
 
-    /// Compute on N threads, the output in input order [default: all cores]
+    /// Compute on N threads, the output in input order [default: 1]
     #[arg(short = 'j', long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

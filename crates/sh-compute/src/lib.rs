@@ -17,7 +17,6 @@ use sh_core::in_order::{map_lines_in_order, Spread};
 use sh_core::number::{leading_decimal, parse_u64, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
 use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
-use sh_core::threads::all_cores;
 use sh_core::{Error, Result};
 
 pub use args::{parse_bits, Args, EXAMPLES};
@@ -37,7 +36,8 @@ pub fn run(args: Args) -> Result<()> {
 /// Reads every record and writes its fingerprint of `WORDS` words, on `--threads` threads.
 fn compute<const WORDS: usize>(args: &Args) -> Result<()> {
     let mut input = args.io.open_input()?;
-    let threads = args.threads.map_or_else(all_cores, |n| n as usize);
+    // One thread unless asked: with more, a chunk waits to be full before it is computed.
+    let threads = args.threads.map_or(1, |n| n as usize);
     let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
     // This command shows no progress.
     let progress = Progress::new(true, "documents");
