@@ -30,6 +30,14 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     fi
 fi
 
+# cargo-fuzz sets RUSTFLAGS, which replaces the workspace's `-C target-cpu=x86-64-v2`
+# (.cargo/config.toml); cargo-fuzz adds its own flags to those found here, so the targets are
+# built for the processor the commands are, and fuzz the code that ships (sh-core's 16-byte
+# number reading is compiled only there).
+if [ "$(uname -m)" = "x86_64" ]; then
+    export RUSTFLAGS="${RUSTFLAGS:-} -C target-cpu=x86-64-v2"
+fi
+
 echo "fuzz: building the targets"
 nice -n "$nice_level" cargo +nightly fuzz build
 

@@ -562,18 +562,37 @@ mod tests {
             "9999999999999999",
             "0000000000000001",
             "12345678901234567",
+            "123456789012345678",
+            "1234567890123456789",
+            "000000000000000000001",
+            "00000000000000000000001",
         ] {
             for end in [b' ', b'\n'] {
                 let text = [digits.as_bytes(), &[end], b"0123456789"].concat();
                 let expected = parse_u64(digits.as_bytes()).ok().map(|v| (v, digits.len()));
-                let line = (end == b'\n' && digits.len() >= 17).then_some(expected).flatten();
-                let item = (end == b' ').then_some(expected).flatten();
+                // An item of 1 to 20 digits; a line of 17 to 20.
+                let n = digits.len();
+                let line = (end == b'\n' && (17..=20).contains(&n)).then_some(expected).flatten();
+                let item = (end == b' ' && n <= 20).then_some(expected).flatten();
                 assert_eq!(leading_decimal(&text), item, "{digits}");
                 assert_eq!(leading_decimal_by_words(&text), item, "{digits}");
                 assert_eq!(long_decimal_line(&text), line, "{digits}");
                 assert_eq!(long_decimal_line_by_words(&text), line, "{digits}");
             }
         }
+    }
+
+    /// The workspace builds for x86-64-v2 (`.cargo/config.toml`), so the vector way is the one
+    /// that ships and the one the tests above compare: a build whose RUSTFLAGS replaced the
+    /// workspace's would compare the word way with itself.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[allow(clippy::assertions_on_constants)] // the constant is the build's: that is the test
+    fn the_vector_way_is_built() {
+        assert!(
+            cfg!(target_feature = "sse4.1"),
+            "built without SSE4.1: RUSTFLAGS replaced the workspace's -C target-cpu=x86-64-v2"
+        );
     }
 
     proptest! {
