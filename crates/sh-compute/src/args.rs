@@ -33,8 +33,8 @@ is the sum of the distances of their words (runs of 16 digits).
 longer line), each chunk computed by one thread, and the chunks written in input order, with at \
 most four chunks per thread in memory at once (so with lines of many megabytes, up to 4 × N of \
 them). The output does not depend on N. A chunk is computed once it is full or the input ends, \
-so from a pipe that stays open, fingerprints and errors come a chunk at a time, not line by \
-line as with one thread. Inside a pipeline whose other stages keep the cores busy, more \
+so from a pipe that stays open a chunk's fingerprints, and an error in it, wait for that (with \
+one thread an error is told at its line). Inside a pipeline whose other stages keep the cores busy, more \
 threads gain nothing; from a file, or on a machine with cores to spare, they keep sh-compute \
 from being the slowest stage.
 
