@@ -122,6 +122,9 @@ where
     let (to_do, chunks_to_do) = channel::<Chunk>();
     let chunks_to_do = Mutex::new(chunks_to_do);
     let (done, done_chunks) = channel::<Chunk>();
+    // The writer says when the output is open: nothing is read before, so that an output that
+    // cannot be made is told at once, not when a pipe kept open ends (the reader waits on it).
+    let (opened, output_opened) = channel::<()>();
     std::thread::scope(|scope| {
         // As many threads as the system starts, down to none (the calling thread then does it
         // all, as with one).
@@ -137,11 +140,11 @@ where
         let writer = if workers.is_empty() {
             Err((open_output, progress))
         } else {
-            let writing = (done_chunks, free, open_output, progress);
-            spawn_with(scope, writing, |(done_chunks, free, open_output, progress)| {
-                write_in_order(done_chunks, free, open_output, progress)
+            let writing = (done_chunks, free, open_output, progress, opened);
+            spawn_with(scope, writing, |(done_chunks, free, open_output, progress, opened)| {
+                write_in_order(done_chunks, free, open_output, progress, opened)
             })
-            .map_err(|(_, _, open_output, progress)| (open_output, progress))
+            .map_err(|(_, _, open_output, progress, _)| (open_output, progress))
         };
         let writer = match writer {
             Ok(writer) => writer,
@@ -151,7 +154,11 @@ where
                 return map_lines_here(input, open_output, progress, new_worker());
             }
         };
-        read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1));
+        if output_opened.recv().is_ok() {
+            read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1));
+        } else {
+            drop(to_do); // the output could not be made: the writer returns why
+        }
         let written = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         join(workers);
         written
@@ -249,16 +256,20 @@ where
     }
 }
 
-/// Creates the output and writes the chunks in input order as they come done, giving each
-/// back to the reader once written; stops at the first error.
+/// Creates the output (and says so on `opened`, dropped unsent when it fails), then writes the
+/// chunks in input order as they come done, giving each back to the reader once written; stops
+/// at the first error.
 fn write_in_order(
     done_chunks: Receiver<Chunk>,
     free: Sender<Chunk>,
     open_output: impl FnOnce() -> Result<Output>,
     mut progress: Progress,
+    opened: Sender<()>,
 ) -> Result<()> {
     let written = (|| {
         let mut output = open_output()?;
+        // The reader starts now (when the output fails, `opened` goes unsent, and is dropped).
+        let _ = opened.send(());
         let mut waiting = BTreeMap::new();
         let mut next = 0;
         for chunk in done_chunks {
@@ -321,6 +332,32 @@ mod tests {
             .enumerate()
             .flat_map(|(n, l)| format!("{}:{l}\n", n + 1).into_bytes())
             .collect()
+    }
+
+    /// An input that must not be read: an output that cannot be made is told before any
+    /// reading, as a pipe kept open would hold the reader (and so the error) until it ended.
+    #[test]
+    fn an_output_that_cannot_be_made_is_told_before_any_reading() {
+        struct Unread;
+        impl std::io::Read for Unread {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                panic!("the input was read before the output was open");
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let nowhere = dir.path().join("no-such-directory").join("out");
+        for threads in [1, 2, 3] {
+            let mut reader = RecordReader::new(Unread, "test".into());
+            let result = map_lines_in_order(
+                &mut reader,
+                || Output::create(&nowhere),
+                Progress::new(true, "documents"),
+                Spread { threads, chunk_bytes: 10 },
+                || |_: u64, _: &[u8], _: &mut Vec<u8>| Ok(()),
+            );
+            let error = result.expect_err("no output").to_string();
+            assert!(error.starts_with("cannot create output"), "{threads} threads: {error}");
+        }
     }
 
     #[test]
