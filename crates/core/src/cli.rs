@@ -8,6 +8,23 @@ use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
 use crate::io::{Output, RecordReader};
 
+/// The hidden `--chunk-bytes` of the commands that work on `-j` threads through
+/// [`crate::in_order`]: the size of their chunks of lines, for tests of the ordering.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChunkArgs {
+    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
+    #[arg(long, value_name = "BYTES", default_value_t = crate::in_order::CHUNK_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
+    pub chunk_bytes: u32,
+}
+
+impl ChunkArgs {
+    /// The work spread over `threads` threads in chunks of this size.
+    pub fn spread(&self, threads: usize) -> crate::in_order::Spread {
+        crate::in_order::Spread { threads, chunk_bytes: self.chunk_bytes as usize }
+    }
+}
+
 /// `-i/--input` and `-o/--output`, common to all commands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct IoArgs {

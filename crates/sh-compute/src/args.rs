@@ -1,7 +1,7 @@
 //! sh-compute's flags, help text and examples.
 
 use clap::Parser;
-use sh_core::cli::IoArgs;
+use sh_core::cli::{ChunkArgs, IoArgs};
 use sh_core::fingerprint::Width;
 
 const DESCRIPTION: &str = "\
@@ -60,10 +60,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
-    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
-          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
-    pub chunk_bytes: u32,
+    #[command(flatten)]
+    pub chunks: ChunkArgs,
 
     /// Show no progress on standard error (this command shows none; every command takes
     /// --quiet, so that scripts can pass it to all)

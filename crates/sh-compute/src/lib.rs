@@ -13,7 +13,7 @@ mod widen;
 use std::io::Write;
 
 use sh_core::fingerprint::{Fingerprint, Width};
-use sh_core::in_order::{map_lines_in_order, Spread};
+use sh_core::in_order::map_lines_in_order;
 use sh_core::number::{leading_decimal, parse_u64, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
 use sh_core::record::{find_byte, items, split_nonempty_id, write_id};
@@ -38,14 +38,13 @@ fn compute<const WORDS: usize>(args: &Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     // One thread unless asked: with more, a chunk waits to be full before it is computed.
     let threads = args.threads.map_or(1, |n| n as usize);
-    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
     // This command shows no progress.
     let progress = Progress::new(true, "documents");
     map_lines_in_order(
         &mut input,
         || args.io.create_output(),
         progress,
-        spread,
+        args.chunks.spread(threads),
         || {
             let mut simhash = Simhash::<WORDS>::default();
             move |line: u64, record: &[u8], out: &mut Vec<u8>| {

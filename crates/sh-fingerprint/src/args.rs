@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use sh_core::cli::IoArgs;
+use sh_core::cli::{ChunkArgs, IoArgs};
 use sh_core::fingerprint::Width;
 use sh_tokenize::Mode;
 
@@ -115,10 +115,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
-    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
-          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
-    pub chunk_bytes: u32,
+    #[command(flatten)]
+    pub chunks: ChunkArgs,
 
     /// sh-hash --weighted, which has no counterpart here (refused with a usage error)
     #[arg(long, hide = true)]

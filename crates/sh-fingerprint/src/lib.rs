@@ -62,7 +62,7 @@ fn fingerprint<const WORDS: usize>(
 ) -> Result<()> {
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
     let progress = Progress::new(args.quiet, "documents");
-    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
+    let spread = args.chunks.spread(threads);
     map_lines_in_order(
         input,
         || args.io.create_output(),

@@ -6,8 +6,8 @@ mod weights;
 use std::path::PathBuf;
 
 use clap::Parser;
-use sh_core::cli::IoArgs;
-use sh_core::in_order::{map_lines_in_order, Spread};
+use sh_core::cli::{ChunkArgs, IoArgs};
+use sh_core::in_order::map_lines_in_order;
 use sh_core::progress::Progress;
 use sh_core::record::{split_nonempty_id, write_id};
 use sh_core::threads::all_cores;
@@ -116,10 +116,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Bytes of input per chunk of lines handed to a thread (for tests of the ordering)
-    #[arg(long, value_name = "BYTES", default_value_t = sh_core::in_order::CHUNK_BYTES,
-          value_parser = clap::value_parser!(u32).range(1..), hide = true)]
-    pub chunk_bytes: u32,
+    #[command(flatten)]
+    pub chunks: ChunkArgs,
 
     /// Show no progress
     #[arg(short, long)]
@@ -166,7 +164,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let progress = Progress::new(args.quiet, "documents weighted");
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
-    let spread = Spread { threads, chunk_bytes: args.chunk_bytes as usize };
+    let spread = args.chunks.spread(threads);
     map_lines_in_order(
         &mut input,
         || args.io.create_output(),
