@@ -1,7 +1,7 @@
 //! The key of a number item: a bijective mix of its value (so that two keys are equal exactly
 //! when the values are, and the value comes back at the end), whose bits serve as its hash
 //! everywhere: the partition, the per-document set, the partition's table. And the order of the
-//! table, the bytes of the decimal, as integers.
+//! table (by count, then by the bytes of the decimal) as an integer.
 
 /// Murmur3's 64-bit finalizer: every step (xor with a shift of 32 or more, multiplication by an
 /// odd number) can be undone, so this is a bijection of u64.
@@ -43,16 +43,39 @@ const fn inverse(odd: u64) -> u64 {
     x
 }
 
-/// A number's decimal as a pair of integers that order as its bytes do: the decimal padded with
-/// zeros to 20 digits, then its length. Padding keeps the order of the first digits, and of a
-/// decimal and its extension by zeros ("1" and "10") the shorter comes first, as in byte order.
+/// The place of a number item in the table's order (by decreasing count, then by the bytes of
+/// its decimal) as one integer, from which the value and count come back ([`unrow`]):
+///
+/// - bits 72 and up: [`MAX_COUNT`] less the count, so that larger counts come first;
+/// - bits 5 to 71: the decimal padded with zeros to 20 digits, as an integer (below 10^20 <
+///   2^67). Padding keeps the order of the first digits;
+/// - bits 0 to 4: the decimal's length. Of a decimal and its extension by zeros ("1" and
+///   "10") the shorter comes first, as in byte order.
+///
+/// A count is at most the number of documents read, so below 2^56 for any input that can be
+/// read; a larger one would be taken as [`MAX_COUNT`].
 #[inline]
-pub(crate) fn digit_key(value: u64) -> (u64, u64) {
+pub(crate) fn row(value: u64, count: u64) -> u128 {
     let digits = value.checked_ilog10().map_or(1, |log| log + 1);
     let padded = u128::from(value) * POWERS_OF_TEN[(20 - digits) as usize];
-    // Below 10^20 < 2^67: the high word takes 3 bits, the low one 64, the length 5 more.
-    ((padded >> 59) as u64, (padded as u64) << 5 | u64::from(digits))
+    u128::from(MAX_COUNT - count.min(MAX_COUNT)) << 72 | padded << 5 | u128::from(digits)
 }
+
+/// The value and count of a [`row`].
+#[inline]
+pub(crate) fn unrow(row: u128) -> (u64, u64) {
+    let count = MAX_COUNT - (row >> 72) as u64;
+    let digits = (row & 31) as usize;
+    // The padded decimal is the value times 10^k = 2^k * 5^k, k = 20 - digits: shifted by k it
+    // is the value times 5^k, and the inverse of 5^k modulo 2^64 undoes that exactly.
+    let padded = (row >> 5) & ((1 << 67) - 1);
+    let zeros = 20 - digits;
+    let value = ((padded >> zeros) as u64).wrapping_mul(FIVES_INVERSE[zeros]);
+    (value, count)
+}
+
+/// The largest count a [`row`] holds.
+pub(crate) const MAX_COUNT: u64 = (1 << 56) - 1;
 
 const POWERS_OF_TEN: [u128; 20] = {
     let mut powers = [1u128; 20];
@@ -62,6 +85,19 @@ const POWERS_OF_TEN: [u128; 20] = {
         at += 1;
     }
     powers
+};
+
+/// The inverses of 5^0 to 5^19 modulo 2^64.
+const FIVES_INVERSE: [u64; 20] = {
+    let mut inverses = [1u64; 20];
+    let mut five = 1u64;
+    let mut at = 0;
+    while at < 20 {
+        inverses[at] = inverse(five);
+        five = five.wrapping_mul(5);
+        at += 1;
+    }
+    inverses
 };
 
 #[cfg(test)]
@@ -84,12 +120,20 @@ mod tests {
             prop_assert_eq!(unmix(mix(value)), value);
         }
 
-        /// Keys order as the decimals' bytes.
+        /// Rows order by decreasing count, then as the decimals' bytes, and give back what
+        /// they were made of.
         #[test]
-        fn digit_keys_order_as_bytes(a in prop_oneof![any::<u64>(), 0u64..1000, Just(0)],
-                                     b in prop_oneof![any::<u64>(), 0u64..1000, Just(10)]) {
+        fn rows_order_as_the_table(a in prop_oneof![any::<u64>(), 0u64..1000, Just(0)],
+                                   b in prop_oneof![any::<u64>(), 0u64..1000, Just(10)],
+                                   ca in prop_oneof![1u64..4, any::<u64>()],
+                                   cb in prop_oneof![1u64..4, Just(MAX_COUNT)]) {
             let (ta, tb) = (a.to_string(), b.to_string());
-            prop_assert_eq!(digit_key(a).cmp(&digit_key(b)), ta.as_bytes().cmp(tb.as_bytes()));
+            let (ra, rb) = (row(a, ca), row(b, cb));
+            let (ca, cb) = (ca.min(MAX_COUNT), cb.min(MAX_COUNT));
+            let expected = cb.cmp(&ca).then(ta.as_bytes().cmp(tb.as_bytes()));
+            prop_assert_eq!(ra.cmp(&rb), expected);
+            prop_assert_eq!(unrow(ra), (a, ca));
+            prop_assert_eq!(unrow(rb), (b, cb));
         }
     }
 
@@ -101,7 +145,21 @@ mod tests {
         }
         for pair in values.windows(2) {
             let (a, b) = (pair[0].to_string(), pair[1].to_string());
-            assert_eq!(digit_key(pair[0]).cmp(&digit_key(pair[1])), a.cmp(&b), "{a} {b}");
+            assert_eq!(row(pair[0], 7).cmp(&row(pair[1], 7)), a.cmp(&b), "{a} {b}");
         }
+        for value in values {
+            for count in [0, 1, 2, MAX_COUNT - 1, MAX_COUNT] {
+                assert_eq!(unrow(row(value, count)), (value, count), "{value} {count}");
+            }
+        }
+        // Every length of decimal, at both ends of its range.
+        for digits in 1..=20u32 {
+            let low = if digits == 1 { 0 } else { 10u64.pow(digits - 1) };
+            let high = 10u64.checked_pow(digits).map_or(u64::MAX, |p| p - 1);
+            for value in [low, low + 1, high - 1, high] {
+                assert_eq!(unrow(row(value, 3)), (value, 3), "{value}");
+            }
+        }
+        assert_eq!(unrow(row(5, u64::MAX)), (5, MAX_COUNT), "a count beyond is the largest");
     }
 }

@@ -19,8 +19,8 @@
 use hashbrown::hash_table::{Entry as Slot, HashTable};
 
 use crate::counts::ItemCounts;
-use crate::cut::nth_largest;
-use crate::mix::{digit_key, unmix};
+use crate::cut::Tally;
+use crate::mix::{row, unmix};
 use crate::sorted::CountedTable;
 use sh_core::threads::spawn_or_run;
 
@@ -64,9 +64,6 @@ pub struct DocumentCounts {
     pending_weight: usize,
     texts: ItemCounts,
     undercount: u64,
-    /// Scratch for the reductions.
-    survivors: Vec<Number>,
-    large: Vec<u64>,
 }
 
 impl DocumentCounts {
@@ -90,8 +87,6 @@ impl DocumentCounts {
             pending_weight: 0,
             texts: ItemCounts::new(usize::MAX),
             undercount: 0,
-            survivors: Vec::new(),
-            large: Vec::new(),
         }
     }
 
@@ -122,6 +117,11 @@ impl DocumentCounts {
 
     /// Counts what is buffered, then reduces to the capacity when the items held are more.
     pub(crate) fn flush(&mut self) {
+        self.flush_on(1);
+    }
+
+    /// [`DocumentCounts::flush`], a reduction made on up to `threads` threads.
+    fn flush_on(&mut self, threads: usize) {
         for (table, pending) in self.tables.iter_mut().zip(&mut self.pending) {
             for key in pending.drain(..) {
                 add(table, key, 1);
@@ -135,29 +135,37 @@ impl DocumentCounts {
         self.pending_text.clear();
         self.pending_text_ends.clear();
         self.pending_weight = 0;
-        self.reduce_if_over();
+        self.reduce_if_over(threads);
     }
 
-    fn reduce_if_over(&mut self) {
+    /// The Misra-Gries reduction, when more than the capacity is held: the partitions tallied
+    /// and then rebuilt on up to `threads` threads.
+    fn reduce_if_over(&mut self, threads: usize) {
         if self.held() <= self.capacity {
             return;
         }
-        let numbers = self.tables.iter().flat_map(HashTable::iter).map(|n| n.count);
-        let counts = numbers.chain(self.texts.counts());
-        let cut = nth_largest(counts, self.capacity + 1, &mut self.large);
+        let tally = on_partitions(&mut self.tables, threads, |tables| {
+            Tally::of(tables.iter().flat_map(HashTable::iter).map(|n| n.count))
+        })
+        .into_iter()
+        .fold(Tally::of(self.texts.counts()), Tally::add);
+        let cut = tally.nth_largest(self.capacity + 1);
         self.undercount = self.undercount.saturating_add(cut);
-        for table in &mut self.tables {
-            // Rebuilt rather than thinned in place: erasing most entries would leave
-            // tombstones that later lookups probe through. The table keeps its room.
-            self.survivors.clear();
-            self.survivors.extend(table.drain().filter_map(|n| {
-                let count = n.count.saturating_sub(cut);
-                (count > 0).then_some(Number { count, ..n })
-            }));
-            for &n in &self.survivors {
-                table.insert_unique(table_hash(n.key), n, |n| table_hash(n.key));
+        on_partitions(&mut self.tables, threads, |tables| {
+            let mut survivors = Vec::new();
+            for table in tables {
+                // Rebuilt rather than thinned in place: erasing most entries would leave
+                // tombstones that later lookups probe through. The table keeps its room.
+                survivors.clear();
+                survivors.extend(table.drain().filter_map(|n| {
+                    let count = n.count.saturating_sub(cut);
+                    (count > 0).then_some(Number { count, ..n })
+                }));
+                for &n in &survivors {
+                    table.insert_unique(table_hash(n.key), n, |n| table_hash(n.key));
+                }
             }
-        }
+        });
         self.texts.lower_all(cut);
     }
 
@@ -182,30 +190,51 @@ impl DocumentCounts {
         });
         other.texts.for_each(|text, count| self.texts.add(text, count));
         self.undercount = self.undercount.saturating_add(other.undercount);
-        self.reduce_if_over();
+        self.reduce_if_over(threads);
     }
 
     /// The table: every item with its count, by decreasing count, then by item bytes; and the
     /// undercount. The items are sorted on up to `threads` threads.
     pub fn finish(mut self, threads: usize) -> (CountedTable, u64) {
-        self.flush();
+        self.flush_on(threads);
         let numbers = sorted_numbers(std::mem::take(&mut self.tables), threads);
         (CountedTable { numbers, texts: self.texts.sorted() }, self.undercount)
     }
 }
 
+/// `work` done on the partitions' tables, dealt in equal runs to up to `threads` threads (on
+/// this one when there is one run); what each run gives, in order.
+fn on_partitions<T: Send>(
+    tables: &mut [HashTable<Number>],
+    threads: usize,
+    work: impl Fn(&mut [HashTable<Number>]) -> T + Sync,
+) -> Vec<T> {
+    let run = tables.len().div_ceil(threads.clamp(1, PARTITIONS)).max(1);
+    if run >= tables.len() {
+        return vec![work(tables)];
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = tables
+            .chunks_mut(run)
+            .map(|tables| spawn_or_run(scope, move || work(tables)))
+            .collect();
+        runs.into_iter().map(|run| run.join()).collect()
+    })
+}
+
 /// Below this many items the table is sorted on one thread.
 const PARALLEL_SORT_FROM: usize = 1 << 16;
 
-/// The number items of `tables` as [!count, key, key, value], sorted: by decreasing count, then
-/// by the decimal's bytes. The partitions are dealt in equal numbers to up to `threads` threads
+/// The number items of `tables` as [`row`]s, sorted: by decreasing count, then by the decimal's
+/// bytes. The partitions are dealt in equal numbers to up to `threads` threads
 /// (their sizes alike, as the keys spread evenly), each of which writes its partitions' rows,
 /// letting each table go once it is read, and sorts them; the sorted runs are then merged by a
 /// sort that finds them as runs (with a scratch of half the rows).
-fn sorted_numbers(tables: Vec<HashTable<Number>>, threads: usize) -> Vec<[u64; 4]> {
+fn sorted_numbers(tables: Vec<HashTable<Number>>, threads: usize) -> Vec<u128> {
     let total: usize = tables.iter().map(HashTable::len).sum();
     let threads = threads.clamp(1, (total / PARALLEL_SORT_FROM).max(1));
-    let mut numbers = vec![[0u64; 4]; total];
+    let mut numbers = vec![0u128; total];
     let per_thread = tables.len().div_ceil(threads).max(1);
     let mut tables = tables.into_iter();
     std::thread::scope(|scope| {
@@ -222,10 +251,8 @@ fn sorted_numbers(tables: Vec<HashTable<Number>>, threads: usize) -> Vec<[u64; 4
                 let mut rows = run.iter_mut();
                 for table in mine {
                     // The table first: zip asks it first, so no row is taken for nothing.
-                    for (n, row) in table.into_iter().zip(rows.by_ref()) {
-                        let value = unmix(n.key);
-                        let (high, low) = digit_key(value);
-                        *row = [!n.count, high, low, value];
+                    for (n, place) in table.into_iter().zip(rows.by_ref()) {
+                        *place = row(unmix(n.key), n.count);
                     }
                 }
                 run.sort_unstable();

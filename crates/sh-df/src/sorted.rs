@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use sh_core::number::push_u64;
 use sh_core::threads::spawn_or_run;
 
+use crate::mix::unrow;
 use crate::table::{write_header, Header};
 
 /// The items of an [`ItemCounts`] in the table's order.
@@ -42,14 +43,14 @@ impl SortedItems {
 /// The lines of this many number items, at least, are spelled by each thread (as in the sort).
 const PARALLEL_WRITE_FROM: usize = 1 << 16;
 
-/// The table of the documents counted, in its order: the number items as rows
-/// `[!count, digit key, digit key, value]` sorted (`partitions.rs`), and the text items (rare:
+/// The table of the documents counted, in its order: the number items as rows (`mix.rs`)
+/// sorted, and the text items (rare:
 /// an item that is no canonical decimal) sorted apart; the two are merged as they are read.
 /// The numbers are spelled out only as they are written (on threads: each thread's run of
 /// lines, then the runs in order), not listed as text beforehand.
 #[derive(Debug)]
 pub struct CountedTable {
-    pub(crate) numbers: Vec<[u64; 4]>,
+    pub(crate) numbers: Vec<u128>,
     pub(crate) texts: SortedItems,
 }
 
@@ -90,11 +91,11 @@ impl CountedTable {
         let mut digits = Vec::with_capacity(20);
         std::iter::from_fn(move || {
             let text = self.texts.get(next_text);
-            let Some(&&[count, _, _, value]) = numbers.peek() else {
+            let Some(&&number) = numbers.peek() else {
                 next_text += 1;
                 return text.map(|(text, count)| Item::Text(text, count));
             };
-            let count = !count;
+            let (value, count) = unrow(number);
             if let Some((text, text_count)) = text {
                 digits.clear();
                 push_u64(&mut digits, value);
@@ -136,8 +137,9 @@ impl CountedTable {
                 .map(|rows| {
                     spawn_or_run(scope, move || {
                         let mut text = Vec::with_capacity(rows.len() * 24);
-                        for &[count, _, _, value] in rows {
-                            push_line(&mut text, value, !count);
+                        for &row in rows {
+                            let (value, count) = unrow(row);
+                            push_line(&mut text, value, count);
                         }
                         text
                     })
