@@ -5,6 +5,8 @@ use std::fmt;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
 mod sse;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+mod sse_spell;
 
 /// Why a hash or fingerprint did not parse; the message part of an input error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -332,11 +334,28 @@ pub fn write_u64<W: std::io::Write>(out: &mut W, value: u64) -> std::io::Result<
 }
 
 /// Appends a u64 in decimal to a buffer. Hashes and fingerprints are mostly 19 or 20 digits:
-/// they are cut into a head below 10^4 and two runs of eight digits, each run spelled with a few
-/// multiplications on one 64-bit word and stored as eight bytes at once.
+/// they are cut into a head below 10^4 and two runs of eight digits, spelled with 16-byte
+/// vectors where the build has them (`number/sse_spell.rs`), else each run with a few
+/// multiplications on one 64-bit word ([`push_u64_by_words`]), and stored at once.
 #[inline]
 pub fn push_u64(out: &mut Vec<u8>, value: u64) {
-    const E8: u64 = 100_000_000;
+    if value < E8 {
+        push_below_e8(out, value as u32);
+        return;
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    return sse_spell::push_long(out, value);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+    push_u64_by_words(out, value);
+}
+
+const E8: u64 = 100_000_000;
+
+/// [`push_u64`] with 64-bit words (where the vectors are built, for the tests that compare the
+/// two).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse4.1"), allow(dead_code))]
+#[inline]
+fn push_u64_by_words(out: &mut Vec<u8>, value: u64) {
     if value < E8 {
         push_below_e8(out, value as u32);
         return;

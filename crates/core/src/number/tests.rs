@@ -92,6 +92,9 @@ fn spelling_at_the_edges_of_every_length() {
         let mut text = Vec::new();
         push_u64(&mut text, value);
         assert_eq!(text, value.to_string().as_bytes());
+        let mut words = Vec::new();
+        push_u64_by_words(&mut words, value);
+        assert_eq!(words, text);
         write_u64(&mut text, value).unwrap();
         assert_eq!(text, format!("{value}{value}").as_bytes());
         assert_eq!(parse_u64(value.to_string().as_bytes()), Ok(value));
@@ -245,6 +248,10 @@ proptest! {
             let mut text = b"x".to_vec();
             push_u64(&mut text, value);
             prop_assert_eq!(String::from_utf8_lossy(&text[1..]), value.to_string());
+            // The words' way too, which builds without the vectors use.
+            let mut words = b"x".to_vec();
+            push_u64_by_words(&mut words, value);
+            prop_assert_eq!(words, text);
         }
     }
 
