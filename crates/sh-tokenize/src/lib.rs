@@ -10,6 +10,7 @@ use sh_core::{Error, Output, RecordReader};
 
 mod documents;
 pub mod json;
+mod runs;
 pub mod tokenizer;
 
 pub use documents::Documents;

@@ -12,6 +12,8 @@ use bstr::decode_utf8;
 use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_script::{Script, UnicodeScript};
 
+use crate::runs::Runs;
+
 /// How text is cut into tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Mode {
@@ -54,6 +56,7 @@ pub struct Tokenizer {
     mode: Mode,
     lowercase: bool,
     ascii: [AsciiByte; 128],
+    runs: Runs,
 }
 
 /// What an ASCII byte does, and what it becomes in a token.
@@ -70,7 +73,8 @@ impl Tokenizer {
             let output = if keep_case { byte } else { byte.to_ascii_lowercase() };
             AsciiByte { class: ascii_class(mode, byte), output }
         });
-        Tokenizer { mode, lowercase: !keep_case, ascii }
+        let runs = Runs::new(|byte| ascii_class(mode, byte) == Class::Run, !keep_case);
+        Tokenizer { mode, lowercase: !keep_case, ascii, runs }
     }
 
     pub fn mode(&self) -> Mode {
@@ -111,26 +115,35 @@ impl Tokenizer {
     fn tokenize_ascii(&self, text: &[u8], tokens: &mut impl Tokens, out: &mut Vec<u8>) {
         out.reserve(text.len());
         let mut i = 0;
-        while i < text.len() {
-            let run = self.ascii_run(&text[i..]);
-            if run > 0 {
+        while let Some(&byte) = text.get(i) {
+            if self.continues_run(byte) {
                 tokens.open(out);
-                self.push_run(&text[i..i + run], out);
-                i += run;
+                i += self.take_run(&text[i..], out);
             } else {
                 i += 1;
             }
         }
     }
 
+    #[inline]
+    fn continues_run(&self, byte: u8) -> bool {
+        matches!(self.ascii.get(usize::from(byte)), Some(AsciiByte { class: Class::Run, .. }))
+    }
+
+    /// Appends the run of ASCII token bytes at the start of `text`, case-mapped: sixteen bytes
+    /// at a time where it can ([`Runs::take`]), the rest byte by byte. Returns its length.
+    #[inline]
+    fn take_run(&self, text: &[u8], out: &mut Vec<u8>) -> usize {
+        let taken = self.runs.take(text, out);
+        let rest = self.ascii_run(&text[taken..]);
+        self.push_run(&text[taken..taken + rest], out);
+        taken + rest
+    }
+
     /// How many bytes at the start of `text` are ASCII bytes that continue a token run.
     #[inline]
     fn ascii_run(&self, text: &[u8]) -> usize {
-        text.iter()
-            .take_while(|&&b| {
-                matches!(self.ascii.get(usize::from(b)), Some(AsciiByte { class: Class::Run, .. }))
-            })
-            .count()
+        text.iter().take_while(|&&b| self.continues_run(b)).count()
     }
 
     /// Appends a run of ASCII token bytes, case-mapped, in one pass without per-byte growth.
@@ -154,9 +167,7 @@ impl Tokenizer {
                             tokens.open(out);
                             state = State::InRun;
                         }
-                        let run = self.ascii_run(&text[i..]);
-                        self.push_run(&text[i..i + run], out);
-                        i += run;
+                        i += self.take_run(&text[i..], out);
                         continue;
                     }
                     Class::Single => {
