@@ -23,6 +23,7 @@
 
 pub mod cli;
 pub mod closed_streams;
+pub mod copy;
 mod error;
 pub mod fingerprint;
 pub mod in_order;

@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use clap::Parser;
 use sh_core::cli::IoArgs;
+use sh_core::copy::extend_from_within;
 use sh_core::record::{items, split_nonempty_id, write_id};
 use sh_core::Error;
 use sh_core::LINE_PIECE;
@@ -65,6 +66,9 @@ pub fn run(args: Args) -> sh_core::Result<()> {
     out.finish()
 }
 
+/// Bytes after the joined tokens, so that a shingle of up to as many is copied in one block.
+const PADDING: [u8; 32] = [0; 32];
+
 /// Turns one line's tokens into its shingles, reusing its buffers from line to line. The
 /// tokens are joined by `_` in one buffer, so that every shingle is a slice of it; a long
 /// line's shingles are written out in pieces, so a line of any length takes about twice its
@@ -87,11 +91,11 @@ impl Shingler {
         let mut pending = std::mem::take(&mut self.pending);
         pending.clear();
         let mut first = true;
-        let written = self.for_each_shingle(payload, |shingle| {
+        let written = self.for_each_shingle(payload, |joined, shingle| {
             if !std::mem::take(&mut first) {
                 pending.push(b' ');
             }
-            pending.extend_from_slice(shingle);
+            extend_from_within(&mut pending, joined, shingle.start, shingle.len());
             if pending.len() >= LINE_PIECE {
                 out.write_all(&pending)?;
                 pending.clear();
@@ -110,26 +114,34 @@ impl Shingler {
         line
     }
 
-    /// Hands each shingle of `payload`'s items to `each`, in order, until `each` fails.
+    /// Hands each shingle of `payload`'s items to `each`, in order, until `each` fails: the
+    /// tokens joined so far, and where in them the shingle is.
     pub fn for_each_shingle<E>(
         &mut self,
         payload: &[u8],
-        mut each: impl FnMut(&[u8]) -> Result<(), E>,
+        mut each: impl FnMut(&[u8], Range<usize>) -> Result<(), E>,
     ) -> Result<(), E> {
         self.joined.clear();
         self.window.clear();
+        let mut end = 0;
         for item in items(payload) {
-            if !self.joined.is_empty() {
+            // The padding after the tokens off, the token on, the padding back: a shingle
+            // always has room after it to be copied as a block (`extend_from_within`).
+            self.joined.truncate(end);
+            if end > 0 {
                 self.joined.push(b'_');
             }
             let start = self.joined.len();
-            self.joined.extend_from_slice(item);
-            if let Some(shingle) = self.window.push(&self.joined, start..self.joined.len()) {
-                each(shingle)?;
+            let at = item.as_ptr() as usize - payload.as_ptr() as usize;
+            extend_from_within(&mut self.joined, payload, at, item.len());
+            end = self.joined.len();
+            self.joined.extend_from_slice(&PADDING);
+            if let Some(shingle) = self.window.push_range(start..end) {
+                each(&self.joined, shingle)?;
             }
         }
-        match self.window.finish(&self.joined) {
-            Some(shingle) => each(shingle),
+        match self.window.finish_range() {
+            Some(shingle) => each(&self.joined, shingle),
             None => Ok(()),
         }
     }
@@ -169,6 +181,12 @@ impl ShingleWindow {
     /// shingle that ends with it, once the window is full.
     #[inline]
     pub fn push<'j>(&mut self, joined: &'j [u8], token: Range<usize>) -> Option<&'j [u8]> {
+        self.push_range(token).and_then(|shingle| joined.get(shingle))
+    }
+
+    /// [`ShingleWindow::push`], the shingle told by where it is in the joined tokens.
+    #[inline]
+    pub fn push_range(&mut self, token: Range<usize>) -> Option<Range<usize>> {
         let window = self.starts.len();
         self.starts[self.next] = token.start;
         self.next = if self.next + 1 == window { 0 } else { self.next + 1 };
@@ -182,16 +200,21 @@ impl ShingleWindow {
                 return None;
             }
         }
-        joined.get(self.starts[self.next]..token.end)
+        Some(self.starts[self.next]..token.end)
     }
 
     /// The document is done: the one shingle of its tokens when they are fewer than the
     /// window (and more than none).
     pub fn finish<'j>(&self, joined: &'j [u8]) -> Option<&'j [u8]> {
+        self.finish_range().and_then(|shingle| joined.get(shingle))
+    }
+
+    /// [`ShingleWindow::finish`], the shingle told by where it is.
+    pub fn finish_range(&self) -> Option<Range<usize>> {
         if self.seen == 0 || self.seen == self.starts.len() {
             return None;
         }
-        joined.get(self.first..self.end)
+        Some(self.first..self.end)
     }
 }
 
@@ -257,15 +280,15 @@ mod tests {
         for payload in ["a b c d e", " a  b c   d ", "a b", "", "x"] {
             let mut handed = Vec::new();
             shingler
-                .for_each_shingle(payload.as_bytes(), |s| {
-                    handed.push(String::from_utf8(s.to_vec()).unwrap());
+                .for_each_shingle(payload.as_bytes(), |joined, s| {
+                    handed.push(String::from_utf8(joined[s].to_vec()).unwrap());
                     Ok::<(), ()>(())
                 })
                 .unwrap();
             assert_eq!(handed.join(" "), shingles(payload, 3), "{payload:?}");
         }
         let mut seen = 0;
-        let stopped = shingler.for_each_shingle(b"a b c d e f", |_| {
+        let stopped = shingler.for_each_shingle(b"a b c d e f", |_, _| {
             seen += 1;
             if seen == 2 {
                 Err("stop")
