@@ -312,4 +312,37 @@ mod tests {
             assert!(*table == tables[0], "{threads} threads");
         }
     }
+
+    /// A reduction made on threads (here the one when the buffered items are counted at the
+    /// end) is the one made on one: the same cut, over number and text items alike, so the same
+    /// summary and undercount.
+    #[test]
+    fn a_reduction_is_the_same_on_any_number_of_threads() {
+        let summaries: Vec<_> = [1, 2, 3, 8, 64, 1000]
+            .into_iter()
+            .map(|threads| {
+                // Nothing counted before the end: one reduction, at `finish`.
+                let mut counts = DocumentCounts::with_budget(50, usize::MAX);
+                let mut state = 0x2545_f491_4f6c_dd1du64;
+                for document in 0..3000u64 {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    counts.push_number(mix(document % 97 + (state >> 60)));
+                    counts.push_text(format!("w{}", document % 13).as_bytes());
+                    if document % 5 == 0 {
+                        counts.push_text(format!("0{}", state >> 61).as_bytes());
+                    }
+                }
+                let (items, undercount) = counts.finish(threads);
+                let items: Vec<(Vec<u8>, u64)> =
+                    items.iter().map(|(item, count)| (item.to_vec(), count)).collect();
+                (items, undercount)
+            })
+            .collect();
+        let (items, undercount) = &summaries[0];
+        assert!(*undercount > 0 && items.len() <= 50, "a reduction was made");
+        assert!(items.iter().any(|(item, _)| item[0] == b'w'), "text items are held");
+        for (summary, threads) in summaries.iter().zip([1, 2, 3, 8, 64, 1000]) {
+            assert!(*summary == summaries[0], "{threads} threads");
+        }
+    }
 }

@@ -9,8 +9,10 @@
 //! high half h selects bit h (none for bytes of 0x80 and up, which are never ASCII runs). Any
 //! set of ASCII bytes is so written, whatever the mode.
 
-/// Which ASCII bytes continue a run, and whether a run's capitals become small letters.
+/// Which ASCII bytes continue a run, and whether a run's capitals become small letters. (A build
+/// without the vectors reads neither: its caller takes every run byte by byte.)
 #[derive(Debug, Clone)]
+#[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse4.1")), allow(dead_code))]
 pub(crate) struct Runs {
     low: [u8; 16],
     lowercase: bool,
@@ -114,6 +116,7 @@ mod sse {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
     use proptest::prelude::*;
 
     use super::*;

@@ -615,6 +615,43 @@ mod tests {
             }
         }
 
+        /// Long runs (past the sixteen bytes that are looked up at once, ending anywhere,
+        /// the line's end too) as simple references cut them: in ascii mode any text, in words
+        /// and space mode ASCII text.
+        #[test]
+        fn long_runs_are_cut_as_a_byte_loop_cuts_them(
+            segments in prop::collection::vec(
+                ("[A-Za-z0-9]{0,70}", prop::sample::select(vec![" ", ".", "\t", "_", "\x0b", "é", "\u{3000}"])),
+                0..6),
+            last_run in "[A-Za-z0-9]{0,40}",
+            keep_case: bool,
+        ) {
+            let mut text = String::new();
+            for (run, separator) in &segments {
+                text.push_str(run);
+                text.push_str(separator);
+            }
+            text.push_str(&last_run);
+            let reference = |text: &str, is_run: fn(u8) -> bool| -> String {
+                let tokens: Vec<String> = text
+                    .as_bytes()
+                    .split(|&b| !is_run(b))
+                    .filter(|t| !t.is_empty())
+                    .map(|t| String::from_utf8_lossy(t).into_owned())
+                    .map(|t| if keep_case { t } else { t.to_ascii_lowercase() })
+                    .collect();
+                tokens.join(" ")
+            };
+            prop_assert_eq!(tokens(Mode::Ascii, keep_case, &text),
+                            reference(&text, |b| b.is_ascii_alphabetic()));
+            if text.is_ascii() {
+                prop_assert_eq!(tokens(Mode::Words, keep_case, &text),
+                                reference(&text, |b| b.is_ascii_alphanumeric()));
+                prop_assert_eq!(tokens(Mode::Space, keep_case, &text),
+                                reference(&text, |b| !matches!(b, b'\t'..=b'\r' | b' ')));
+            }
+        }
+
         #[test]
         fn tokenizing_tokens_changes_nothing(text in arbitrary_text()) {
             for mode in ALL_MODES {
