@@ -3,6 +3,7 @@
 use memchr::memchr;
 
 use crate::error::{Error, Result};
+use crate::number::{canonical_u64, leading_decimal};
 
 /// Splits a record into its id (everything before the first TAB) and payload.
 pub fn split_id(record: &[u8]) -> (Option<&[u8]>, &[u8]) {
@@ -50,6 +51,40 @@ impl<'a> Iterator for Items<'a> {
     }
 }
 
+/// The items of a payload as [`items`] cuts them, each with its value when it is the
+/// canonical decimal of a u64 ([`canonical_u64`]): the form sh-hash writes, read as it is
+/// found, so that a stage that keys items by value scans each once. `007` and `7` are distinct
+/// items: only `7` has a value.
+pub fn numbered_items(payload: &[u8]) -> NumberedItems<'_> {
+    NumberedItems { rest: payload }
+}
+
+/// The items of a payload and their values, from [`numbered_items`].
+#[derive(Debug, Clone)]
+pub struct NumberedItems<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for NumberedItems<'a> {
+    type Item = (&'a [u8], Option<u64>);
+
+    #[inline]
+    fn next(&mut self) -> Option<(&'a [u8], Option<u64>)> {
+        let start = self.rest.iter().position(|&b| b != b' ')?;
+        let rest = &self.rest[start..];
+        if let Some((value, len)) = leading_decimal(rest) {
+            // A leading zero makes another item than the number's canonical decimal.
+            if len == 1 || rest[0] != b'0' {
+                self.rest = &rest[len..];
+                return Some((&rest[..len], Some(value)));
+            }
+        }
+        let end = find_byte(rest, b' ').unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some((&rest[..end], canonical_u64(&rest[..end])))
+    }
+}
+
 /// The position of the first `byte`. Records and items between stages are often short (a
 /// 20-digit hash, a word, a line of one fingerprint): eight bytes at a time in a 64-bit word
 /// beats a call to memchr, whose start-up costs more than such a scan; beyond the first 32
@@ -94,6 +129,7 @@ pub fn write_id<W: std::io::Write>(out: &mut W, id: Option<&[u8]>) -> std::io::R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn id_is_everything_before_the_first_tab() {
@@ -128,6 +164,57 @@ mod tests {
                     assert_eq!(find_byte(&text, byte), memchr(byte, &text), "{len} {space:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn numbered_items_are_the_items_with_their_canonical_values() {
+        let max = u64::MAX.to_string();
+        let over = "18446744073709551616";
+        let long = "1".repeat(21);
+        let texts = [
+            "7 007 0 00 10 x7 7x 1e3 +7 -7 0x7",
+            "  12345678901234567   9   ",
+            &format!("{max} {over} {long} {max}0 {max}"),
+            "12345678901234567890123456789 5",
+            "",
+            "   ",
+        ];
+        for text in texts {
+            // Short payloads, and the same padded past 24 bytes (the vector path).
+            for payload in [text.to_string(), format!("{text} {}", "9".repeat(30))] {
+                let got: Vec<_> = numbered_items(payload.as_bytes()).collect();
+                let want: Vec<_> =
+                    items(payload.as_bytes()).map(|item| (item, canonical_u64(item))).collect();
+                assert_eq!(got, want, "{payload:?}");
+            }
+        }
+        let got: Vec<_> = numbered_items(b"7 007 18446744073709551615").map(|(_, v)| v).collect();
+        assert_eq!(got, [Some(7), None, Some(u64::MAX)]);
+    }
+
+    proptest! {
+        /// Any payload of digits, zeros, spaces and other bytes, numbers near 2^64 among them:
+        /// the same items as [`items`], each valued exactly when it is canonical.
+        #[test]
+        fn numbered_items_agree_with_items_and_canonical_u64(
+            parts in prop::collection::vec(
+                prop_oneof![
+                    any::<u64>().prop_map(|v| v.to_string()),
+                    (u64::MAX - 1000..=u64::MAX).prop_map(|v| v.to_string()),
+                    "[0-9]{1,22}",
+                    "0[0-9]{0,3}",
+                    "[0-9 x:+\\-]{0,6}",
+                    " {1,3}",
+                ],
+                0..12,
+            )
+        ) {
+            let payload = parts.concat();
+            let got: Vec<_> = numbered_items(payload.as_bytes()).collect();
+            let want: Vec<_> =
+                items(payload.as_bytes()).map(|item| (item, canonical_u64(item))).collect();
+            prop_assert_eq!(got, want);
         }
     }
 }

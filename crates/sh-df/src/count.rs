@@ -8,9 +8,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use sh_core::number::{leading_decimal, parse_weight, split_weight, WEIGHT_ERROR};
+use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
 use sh_core::progress::Progress;
-use sh_core::record::{find_byte, split_nonempty_id};
+use sh_core::record::{items, numbered_items, split_nonempty_id};
 use sh_core::{is_std_stream, Error, RecordReader, Result};
 
 use crate::document::Document;
@@ -209,31 +209,20 @@ pub(crate) fn count_records(
     Ok(documents)
 }
 
-/// Hands the items of `payload` (runs of bytes between spaces) to `document`. A plain decimal
-/// is read as it is found; any other item is cut at the next space first.
+/// Hands the items of `payload` (runs of bytes between spaces) to `document`.
 #[inline]
 fn take_items(payload: &[u8], weighted: bool, line: u64, document: &mut Document) -> Result<()> {
-    let mut at = 0;
-    while let Some(&byte) = payload.get(at) {
-        if byte == b' ' {
-            at += 1;
-            continue;
+    if weighted {
+        for item in items(payload) {
+            document.push(payload, item_of_weighted(item, line)?);
         }
-        let rest = &payload[at..];
-        if !weighted {
-            if let Some((value, len)) = leading_decimal(rest) {
-                // A leading zero makes another item than the number's canonical decimal.
-                if len == 1 || byte != b'0' {
-                    document.push_number(value);
-                    at += len;
-                    continue;
-                }
-            }
+        return Ok(());
+    }
+    for (item, value) in numbered_items(payload) {
+        match value {
+            Some(value) => document.push_number(value),
+            None => document.push_text(payload, item),
         }
-        let len = find_byte(rest, b' ').unwrap_or(rest.len());
-        let item = &rest[..len];
-        document.push(payload, if weighted { item_of_weighted(item, line)? } else { item });
-        at += len;
     }
     Ok(())
 }

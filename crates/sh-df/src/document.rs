@@ -31,11 +31,15 @@ impl Document {
     pub(crate) fn push(&mut self, payload: &[u8], item: &[u8]) {
         match canonical_u64(item) {
             Some(value) => self.push_number(value),
-            None => {
-                let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-                self.texts.push((start, start + item.len()));
-            }
+            None => self.push_text(payload, item),
         }
+    }
+
+    /// Takes `item`, a piece of `payload` that is not a canonical decimal, as a text item.
+    #[inline]
+    pub(crate) fn push_text(&mut self, payload: &[u8], item: &[u8]) {
+        let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+        self.texts.push((start, start + item.len()));
     }
 
     /// Takes the number item `value` (an item that is its canonical decimal).
