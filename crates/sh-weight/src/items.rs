@@ -29,6 +29,10 @@ impl ItemHasher {
 #[derive(Debug, Default)]
 pub(crate) struct TableItems {
     table: HashTable<Stored>,
+    /// A bit per hash of the items held, set by [`TableItems::seal`], so that most items not
+    /// held (nearly all, when only the items to leave out are) are found out without a probe
+    /// of the table; empty when there is none.
+    filter: Vec<u64>,
     /// The bytes of the items too long to be held in their entry.
     arena: Vec<u8>,
     hasher: ItemHasher,
@@ -99,6 +103,7 @@ impl TableItems {
     ) -> Result<(), Refused> {
         let hash = self.hasher.hash(item);
         let full = self.table.len() >= capacity;
+        self.filter = Vec::new(); // until sealed again
         let (arena, hasher) = (&self.arena, &self.hasher);
         let slot =
             self.table.entry(hash, |s| s.bytes(arena) == item, |s| hasher.hash(s.bytes(arena)));
@@ -112,9 +117,30 @@ impl TableItems {
         }
     }
 
+    /// Ends the inserts: builds the filter, of about 16 bits per item held (none past 2^20
+    /// bits, 128 KiB, where it would no longer stay in a cache near the core).
+    pub(crate) fn seal(&mut self) {
+        let bits = (16 * self.table.len()).next_power_of_two().max(64);
+        self.filter = Vec::new();
+        if bits > FILTER_BITS_MAX {
+            return;
+        }
+        self.filter = vec![0; bits / 64];
+        for stored in &self.table {
+            let (word, bit) = filter_place(self.hasher.hash(stored.bytes(&self.arena)), bits);
+            self.filter[word] |= bit;
+        }
+    }
+
     /// The count of `item`, whose hash by [`TableItems::hasher`] is `hash`, if it is held.
     #[inline]
     pub(crate) fn get(&self, hash: u64, item: &[u8]) -> Option<u64> {
+        if !self.filter.is_empty() {
+            let (word, bit) = filter_place(hash, 64 * self.filter.len());
+            if self.filter[word] & bit == 0 {
+                return None;
+            }
+        }
         self.table.find(hash, |s| s.bytes(&self.arena) == item).map(|s| s.count)
     }
 
@@ -122,6 +148,17 @@ impl TableItems {
     pub(crate) fn hasher(&self) -> &ItemHasher {
         &self.hasher
     }
+}
+
+/// The most bits of a [`TableItems`] filter.
+const FILTER_BITS_MAX: usize = 1 << 20;
+
+/// The word and bit of a filter of `bits` bits (a power of two) for an item of `hash`: from
+/// the hash's middle bits, as hashbrown takes its top 7 bits and its low bits.
+#[inline]
+fn filter_place(hash: u64, bits: usize) -> (usize, u64) {
+    let place = (hash >> 24) as usize & (bits - 1);
+    (place / 64, 1 << (place % 64))
 }
 
 /// How often each item has occurred so far in one document: the scratch of
@@ -214,6 +251,41 @@ mod tests {
             assert_eq!(items.get(hasher.hash(longer.as_bytes()), longer.as_bytes()), None);
         }
         assert_eq!(items.len(), 5000);
+    }
+
+    /// Sealed, a table finds what it found before (its filter answers only for items not
+    /// held), at sizes with a filter of 64 bits to 2^20 and past it (no filter); inserts after
+    /// the seal are found too.
+    #[test]
+    fn a_sealed_table_finds_the_same_items() {
+        let held = |n: u64| n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_string();
+        let other = |n: u64| held((n + 1) << 40);
+        for size in [0, 1, 3, 100, 3000, 65_536, 70_000] {
+            let mut items = TableItems::default();
+            for n in 0..size {
+                items.insert(held(n).as_bytes(), n + 1, usize::MAX).unwrap();
+            }
+            items.seal();
+            let filtered = !items.filter.is_empty();
+            assert_eq!(filtered, 16 * size <= 1 << 20, "{size}");
+            let hasher = items.hasher();
+            let get = |text: &str| items.get(hasher.hash(text.as_bytes()), text.as_bytes());
+            for n in 0..size {
+                assert_eq!(get(&held(n)), Some(n + 1));
+            }
+            let mut passed = 0;
+            for n in 0..10_000 {
+                let text = other(n);
+                assert_eq!(get(&text), None);
+                let (word, bit) =
+                    filter_place(hasher.hash(text.as_bytes()), 64 * items.filter.len().max(1));
+                passed += usize::from(filtered && items.filter[word] & bit != 0);
+            }
+            // About one in 16 items not held passes the filter (the table is then probed).
+            assert!(passed < 10_000 / 8, "{size}: {passed} of 10000 passed the filter");
+            items.insert(b"late", 7, usize::MAX).unwrap();
+            assert_eq!(items.get(items.hasher().hash(b"late"), b"late"), Some(7));
+        }
     }
 
     #[test]

@@ -74,6 +74,7 @@ impl Weights {
                 }
             }
         })?;
+        items.seal();
         Ok(Weights {
             rule,
             items,
