@@ -224,6 +224,14 @@ fn items_not_in_the_table_weigh_as_its_rarest() {
     let got =
         run("sh-weight", &["--df", path_str(&table), "--idf", "--weighted"], "mid:2 common:5\n");
     assert_eq!(got.success(), "mid:4.6052\n");
+    // --max-tf counts the occurrences of an ITEM whatever its weights, and only those the
+    // table keeps; with --idf, the weight of each occurrence kept is its own times the IDF.
+    let args = ["--df", path_str(&table), "--weighted", "--max-tf", "2", "--max-df", "0.5"];
+    let got = run("sh-weight", &args, "mid:1 mid:2 common:1 mid:3 rare:1 mid:4 rare:2\n");
+    assert_eq!(got.success(), "mid:1 mid:2 rare:1 rare:2\n");
+    let args = ["--df", path_str(&table), "--weighted", "--max-tf", "1", "--idf"];
+    let got = run("sh-weight", &args, "mid:1 mid:2 new:2 new:1\n");
+    assert_eq!(got.success(), "mid:2.3026 new:6.4378\n");
 }
 
 #[test]

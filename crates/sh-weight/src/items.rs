@@ -161,13 +161,36 @@ fn filter_place(hash: u64, bits: usize) -> (usize, u64) {
     (place / 64, 1 << (place % 64))
 }
 
-/// How often each item has occurred so far in one document: the scratch of
-/// [`crate::Weights::apply`] for the --max-tf limit, kept from document to document so that
-/// its table is allocated once.
+/// One document's items on their way through [`crate::Weights::apply`], and how often each has
+/// occurred, for the --max-tf limit: the scratch of `apply`, kept from document to document so
+/// that its buffers are allocated once.
+///
+/// `apply` notes the items that the table keeps, in order, then asks which occurrences are
+/// within the limit. Most documents repeat few items, and most items not past the limit; so
+/// the occurrences are first counted in a sketch, a small array of counters indexed by some
+/// bits of the items' hashes, where an item's counter is never below its own count. Only the
+/// items of a counter over the limit are counted exactly, in a table.
 #[derive(Debug, Default)]
 pub struct Repeats {
-    /// Where each distinct item of the document is in its payload, and its occurrences.
+    found: Vec<Found>,
+    sketch: Vec<u8>,
+    /// Where each distinct item counted exactly is in the payload, and its occurrences.
     table: HashTable<Seen>,
+}
+
+/// An item found in the document, that the table keeps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Found {
+    /// The item in the payload.
+    pub start: usize,
+    pub len: usize,
+    /// The length of its ITEM (up to the `:` with --weighted).
+    pub key_len: usize,
+    pub hash: u64,
+    /// Its count in the table.
+    pub count: Option<u64>,
+    /// Its own weight (--weighted).
+    pub weight: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -177,14 +200,67 @@ struct Seen {
     count: u32,
 }
 
+/// A document's sketch has a counter for about every 4 bytes of its payload (5 for an item of
+/// a hash's 20 digits), between these bounds.
+const SKETCH_MIN: usize = 1 << 6;
+const SKETCH_MAX: usize = 1 << 20;
+
 impl Repeats {
-    /// Forgets the document before.
+    /// Starts a document of `len` bytes, with a sketch when `limited` (a --max-tf).
+    pub(crate) fn start(&mut self, len: usize, limited: bool) {
+        let counters = (len / 4).next_power_of_two().clamp(SKETCH_MIN, SKETCH_MAX);
+        self.start_with(if limited { counters } else { 0 });
+    }
+
+    /// Starts a document with a sketch of `counters` counters (a power of two, or 0 for none).
+    fn start_with(&mut self, counters: usize) {
+        self.found.clear();
+        self.table.clear();
+        self.sketch.clear();
+        self.sketch.resize(counters, 0);
+    }
+
+    /// Notes the next item that the table keeps.
+    #[inline]
+    pub(crate) fn note(&mut self, found: Found) {
+        let at = sketch_place(found.hash, self.sketch.len());
+        if let Some(counter) = self.sketch.get_mut(at) {
+            *counter = counter.saturating_add(1);
+        }
+        self.found.push(found);
+    }
+
+    /// Hands `keep` the items noted, in order, but for the occurrences of an item after the
+    /// `max`-th (none is left out without a limit).
+    pub(crate) fn within_limit(
+        &mut self,
+        payload: &[u8],
+        hasher: &ItemHasher,
+        max: Option<u32>,
+        mut keep: impl FnMut(&Found),
+    ) {
+        for found in &self.found {
+            if let Some(max) = max {
+                let counter = self.sketch[sketch_place(found.hash, self.sketch.len())];
+                // A full counter may stand for any count.
+                if counter == u8::MAX || u32::from(counter) > max {
+                    let key = &payload[found.start..found.start + found.key_len];
+                    if count_in(&mut self.table, payload, key, found.hash, hasher) > max {
+                        continue;
+                    }
+                }
+            }
+            keep(found);
+        }
+    }
+
+    /// Forgets the items counted exactly.
     pub(crate) fn clear(&mut self) {
         self.table.clear();
     }
 
     /// Counts one more occurrence of `item`, a part of `payload` whose hash by `hasher` is
-    /// `hash`, and returns its occurrences in the document so far.
+    /// `hash`, exactly, and returns its occurrences so far (since the last clear).
     #[inline]
     pub(crate) fn count(
         &mut self,
@@ -193,18 +269,37 @@ impl Repeats {
         hash: u64,
         hasher: &ItemHasher,
     ) -> u32 {
-        let bytes = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
-        match self.table.entry(hash, |seen| bytes(seen) == item, |seen| hasher.hash(bytes(seen))) {
-            Entry::Occupied(mut seen) => {
-                let seen = seen.get_mut();
-                seen.count = seen.count.saturating_add(1);
-                seen.count
-            }
-            Entry::Vacant(slot) => {
-                let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-                slot.insert(Seen { start, len: item.len(), count: 1 });
-                1
-            }
+        count_in(&mut self.table, payload, item, hash, hasher)
+    }
+}
+
+/// The counter of the sketch of `len` counters (a power of two) for an item of `hash`: from its
+/// high bits, as the table of exact counts takes its low bits.
+#[inline]
+fn sketch_place(hash: u64, len: usize) -> usize {
+    (hash >> 40) as usize & len.wrapping_sub(1)
+}
+
+/// [`Repeats::count`] in `table`.
+#[inline]
+fn count_in(
+    table: &mut HashTable<Seen>,
+    payload: &[u8],
+    item: &[u8],
+    hash: u64,
+    hasher: &ItemHasher,
+) -> u32 {
+    let bytes = |seen: &Seen| &payload[seen.start..seen.start + seen.len];
+    match table.entry(hash, |seen| bytes(seen) == item, |seen| hasher.hash(bytes(seen))) {
+        Entry::Occupied(mut seen) => {
+            let seen = seen.get_mut();
+            seen.count = seen.count.saturating_add(1);
+            seen.count
+        }
+        Entry::Vacant(slot) => {
+            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+            slot.insert(Seen { start, len: item.len(), count: 1 });
+            1
         }
     }
 }
@@ -212,6 +307,7 @@ impl Repeats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn items_are_bytes() {
@@ -285,6 +381,75 @@ mod tests {
             assert!(passed < 10_000 / 8, "{size}: {passed} of 10000 passed the filter");
             items.insert(b"late", 7, usize::MAX).unwrap();
             assert_eq!(items.get(items.hasher().hash(b"late"), b"late"), Some(7));
+        }
+    }
+
+    /// Notes every item of `payload`, as `apply` notes those the table keeps.
+    fn note_all(repeats: &mut Repeats, payload: &str, hasher: &ItemHasher) {
+        for item in sh_core::record::items(payload.as_bytes()) {
+            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+            let (len, hash) = (item.len(), hasher.hash(item));
+            repeats.note(Found { start, len, key_len: len, hash, count: None, weight: None });
+        }
+    }
+
+    proptest! {
+        /// The occurrences within the limit are the first `max` of each item, in order, from
+        /// sketches of one counter (every item shares it: all counted exactly) to many; items
+        /// that differ by a leading zero, or only past a hash's 20 digits, are other items.
+        #[test]
+        fn within_the_limit_are_the_first_occurrences(
+            words in prop::collection::vec(
+                prop_oneof![
+                    (0u64..6).prop_map(|n| (n * n).to_string()),
+                    (0u64..3).prop_map(|n| format!("0{n}")),
+                    (0u64..3).prop_map(|n| format!("1844674407370955161{n}x")),
+                    "[ab]{1,2}",
+                ],
+                0..80,
+            ),
+            max in 1u32..6,
+            counters_log in 0u32..8,
+        ) {
+            let payload = words.join(" ");
+            let hasher = ItemHasher::default();
+            let mut repeats = Repeats::default();
+            repeats.start_with(1 << counters_log);
+            note_all(&mut repeats, &payload, &hasher);
+            let mut kept = Vec::new();
+            repeats.within_limit(payload.as_bytes(), &hasher, Some(max), |found| {
+                kept.push(&payload[found.start..found.start + found.len]);
+            });
+            let mut seen = std::collections::HashMap::new();
+            let want: Vec<&str> = words.iter().map(String::as_str).filter(|word| {
+                let n = seen.entry(*word).or_insert(0u32);
+                *n += 1;
+                *n <= max
+            }).collect();
+            prop_assert_eq!(&kept, &want);
+            // Without a limit, every item.
+            repeats.start_with(0);
+            let mut all = 0;
+            note_all(&mut repeats, &payload, &hasher);
+            repeats.within_limit(payload.as_bytes(), &hasher, None, |_| all += 1);
+            prop_assert_eq!(all, words.len());
+        }
+    }
+
+    /// A counter full at 255 stands for any count: past it, items are counted exactly, so a
+    /// limit above 255 still holds.
+    #[test]
+    fn a_full_counter_is_counted_exactly() {
+        let payload = vec!["7"; 600].join(" ");
+        let hasher = ItemHasher::default();
+        for (counters, max, want) in [(1, 300, 300), (64, 300, 300), (64, 254, 254), (1, 1000, 600)]
+        {
+            let mut repeats = Repeats::default();
+            repeats.start_with(counters);
+            note_all(&mut repeats, &payload, &hasher);
+            let mut kept = 0;
+            repeats.within_limit(payload.as_bytes(), &hasher, Some(max), |_| kept += 1);
+            assert_eq!(kept, want, "{counters} counters, limit {max}");
         }
     }
 

@@ -8,7 +8,7 @@ use sh_core::record::items;
 use sh_core::{Error, Result};
 use sh_df::read_table;
 
-use crate::items::{Refused, Repeats, TableItems};
+use crate::items::{Found, Refused, Repeats, TableItems};
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -101,9 +101,10 @@ impl Weights {
         out: &mut Vec<u8>,
         repeats: &mut Repeats,
     ) -> Result<()> {
-        let mut kept = false;
         let hasher = self.items.hasher();
-        repeats.clear();
+        // First the items that the table keeps, each hashed once, for both the table and the
+        // count of repeats; then those within --max-tf.
+        repeats.start(payload.len(), self.rule.max_tf.is_some());
         for item in items(payload) {
             let (key, weight) = if weighted {
                 let (key, weight) = split_weight(item)
@@ -114,33 +115,35 @@ impl Weights {
             } else {
                 (item, None)
             };
-            // The item hashed once, for both the table and the count of repeats.
             let hash = hasher.hash(key);
             let count = self.items.get(hash, key);
             if count.is_some_and(|count| count > self.drop_above) {
                 continue;
             }
-            let mut over = |max| repeats.count(payload, key, hash, hasher) > max;
-            if self.rule.max_tf.is_some_and(&mut over) {
-                continue; // the item has occurred often enough in this document
-            }
+            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+            let (len, key_len) = (item.len(), key.len());
+            repeats.note(Found { start, len, key_len, hash, count, weight });
+        }
+        let mut kept = false;
+        repeats.within_limit(payload, hasher, self.rule.max_tf, |found| {
+            let item = &payload[found.start..found.start + found.len];
             if !self.rule.idf {
                 separate(out, &mut kept);
                 out.extend_from_slice(item);
-                continue;
+                return;
             }
-            let idf = count.map_or(self.unseen_weight, |count| idf(self.documents, count));
-            let weight = idf * weight.unwrap_or(1.0);
+            let idf = found.count.map_or(self.unseen_weight, |count| idf(self.documents, count));
+            let weight = idf * found.weight.unwrap_or(1.0);
             let start = out.len();
             separate(out, &mut kept);
-            out.extend_from_slice(key);
+            out.extend_from_slice(&item[..found.key_len]);
             out.push(b':');
             if !push_weight(out, weight) {
                 // Weight 0 changes nothing in the sum: the item is left out.
                 out.truncate(start);
                 kept = start > 0;
             }
-        }
+        });
         if !kept {
             // Nothing would be left: the document keeps all its items, as they came, so that
             // documents made only of common text still match each other.
