@@ -210,6 +210,57 @@ proptest! {
     }
 }
 
+/// Documents on both sides of 256 KiB (weighed in two passes below it, in one above it), of
+/// items repeated up to hundreds of times, some left out by the table: the first occurrences
+/// of the items kept, with --idf too, and one line per document.
+#[test]
+fn long_documents_keep_the_first_occurrences() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("df");
+    // Two documents: "common" is in both (left out at --max-df 0.5 --df-floor 0, and weighs 0
+    // with --idf), the rest in one (an item not in the table weighs as "rare", ln 2).
+    std::fs::write(&table, "#documents\t2\ncommon\t2\nrare\t1\n").unwrap();
+    let item = |i: usize| match i % 7 {
+        0 => "common".to_string(),
+        1 => format!("0{}", i % 13),
+        _ => (i % 501).to_string(),
+    };
+    for items in [1_000, 60_000, 70_000, 200_000] {
+        let words: Vec<String> = (0..items).map(item).collect();
+        let doc = words.join(" ");
+        let kept_by_table: Vec<&str> =
+            words.iter().map(String::as_str).filter(|w| *w != "common").collect();
+        for limit in [1u32, 8, 300] {
+            let limit_text = limit.to_string();
+            let args = [
+                "--df",
+                path_str(&table),
+                "--max-df",
+                "0.5",
+                "--df-floor",
+                "0",
+                "--max-tf",
+                &limit_text,
+            ];
+            let got = run("sh-weight", &args, format!("id\t{doc}\nshort\n"));
+            let want = first_occurrences(kept_by_table.iter().copied(), limit).join(" ");
+            assert_eq!(
+                got.success(),
+                format!("id\t{want}\nshort\n"),
+                "{} bytes, --max-tf {limit}",
+                doc.len()
+            );
+        }
+        let args = ["--df", path_str(&table), "--idf", "--max-tf", "2"];
+        let got = run("sh-weight", &args, format!("{doc}\n"));
+        let want: Vec<String> = first_occurrences(kept_by_table.iter().copied(), 2)
+            .into_iter()
+            .map(|w| format!("{w}:0.6931"))
+            .collect();
+        assert_eq!(got.success(), want.join(" ") + "\n", "{} bytes, --idf", doc.len());
+    }
+}
+
 #[test]
 fn items_not_in_the_table_weigh_as_its_rarest() {
     let dir = tempfile::tempdir().unwrap();

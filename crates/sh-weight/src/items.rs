@@ -165,11 +165,13 @@ fn filter_place(hash: u64, bits: usize) -> (usize, u64) {
 /// occurred, for the --max-tf limit: the scratch of `apply`, kept from document to document so
 /// that its buffers are allocated once.
 ///
-/// `apply` notes the items that the table keeps, in order, then asks which occurrences are
-/// within the limit. Most documents repeat few items, and most items not past the limit; so
-/// the occurrences are first counted in a sketch, a small array of counters indexed by some
-/// bits of the items' hashes, where an item's counter is never below its own count. Only the
-/// items of a counter over the limit are counted exactly, in a table.
+/// For a document of up to 256 KiB, `apply` notes the items that the table keeps, in order,
+/// then asks which occurrences are within the limit. Most documents repeat few items, and most
+/// items not past the limit; so the occurrences are first counted in a sketch, a small array of
+/// counters indexed by some bits of the items' hashes, where an item's counter is never below
+/// its own count. Only the items of a counter over the limit are counted exactly, in a table.
+/// A longer document (whose notes, 64 bytes an item, could take many times its size) is
+/// weighed in one pass, each occurrence counted exactly in the table.
 #[derive(Debug, Default)]
 pub struct Repeats {
     found: Vec<Found>,
@@ -201,18 +203,17 @@ struct Seen {
 }
 
 /// A document's sketch has a counter for about every 4 bytes of its payload (5 for an item of
-/// a hash's 20 digits), between these bounds.
+/// a hash's 20 digits), between these bounds (`apply` sketches documents of up to 256 KiB).
 const SKETCH_MIN: usize = 1 << 6;
 const SKETCH_MAX: usize = 1 << 20;
 
 impl Repeats {
-    /// Starts a document of `len` bytes, with a sketch when `limited` (a --max-tf).
-    pub(crate) fn start(&mut self, len: usize, limited: bool) {
-        let counters = (len / 4).next_power_of_two().clamp(SKETCH_MIN, SKETCH_MAX);
-        self.start_with(if limited { counters } else { 0 });
+    /// Starts a document of `len` bytes.
+    pub(crate) fn start(&mut self, len: usize) {
+        self.start_with((len / 4).next_power_of_two().clamp(SKETCH_MIN, SKETCH_MAX));
     }
 
-    /// Starts a document with a sketch of `counters` counters (a power of two, or 0 for none).
+    /// Starts a document with a sketch of `counters` counters (a power of two).
     fn start_with(&mut self, counters: usize) {
         self.found.clear();
         self.table.clear();
@@ -224,30 +225,27 @@ impl Repeats {
     #[inline]
     pub(crate) fn note(&mut self, found: Found) {
         let at = sketch_place(found.hash, self.sketch.len());
-        if let Some(counter) = self.sketch.get_mut(at) {
-            *counter = counter.saturating_add(1);
-        }
+        let counter = &mut self.sketch[at];
+        *counter = counter.saturating_add(1);
         self.found.push(found);
     }
 
     /// Hands `keep` the items noted, in order, but for the occurrences of an item after the
-    /// `max`-th (none is left out without a limit).
+    /// `max`-th.
     pub(crate) fn within_limit(
         &mut self,
         payload: &[u8],
         hasher: &ItemHasher,
-        max: Option<u32>,
+        max: u32,
         mut keep: impl FnMut(&Found),
     ) {
         for found in &self.found {
-            if let Some(max) = max {
-                let counter = self.sketch[sketch_place(found.hash, self.sketch.len())];
-                // A full counter may stand for any count.
-                if counter == u8::MAX || u32::from(counter) > max {
-                    let key = &payload[found.start..found.start + found.key_len];
-                    if count_in(&mut self.table, payload, key, found.hash, hasher) > max {
-                        continue;
-                    }
+            let counter = self.sketch[sketch_place(found.hash, self.sketch.len())];
+            // A full counter may stand for any count.
+            if counter == u8::MAX || u32::from(counter) > max {
+                let key = &payload[found.start..found.start + found.key_len];
+                if count_in(&mut self.table, payload, key, found.hash, hasher) > max {
+                    continue;
                 }
             }
             keep(found);
@@ -277,7 +275,7 @@ impl Repeats {
 /// high bits, as the table of exact counts takes its low bits.
 #[inline]
 fn sketch_place(hash: u64, len: usize) -> usize {
-    (hash >> 40) as usize & len.wrapping_sub(1)
+    (hash >> 40) as usize & (len - 1)
 }
 
 /// [`Repeats::count`] in `table`.
@@ -417,7 +415,7 @@ mod tests {
             repeats.start_with(1 << counters_log);
             note_all(&mut repeats, &payload, &hasher);
             let mut kept = Vec::new();
-            repeats.within_limit(payload.as_bytes(), &hasher, Some(max), |found| {
+            repeats.within_limit(payload.as_bytes(), &hasher, max, |found| {
                 kept.push(&payload[found.start..found.start + found.len]);
             });
             let mut seen = std::collections::HashMap::new();
@@ -427,12 +425,6 @@ mod tests {
                 *n <= max
             }).collect();
             prop_assert_eq!(&kept, &want);
-            // Without a limit, every item.
-            repeats.start_with(0);
-            let mut all = 0;
-            note_all(&mut repeats, &payload, &hasher);
-            repeats.within_limit(payload.as_bytes(), &hasher, None, |_| all += 1);
-            prop_assert_eq!(all, words.len());
         }
     }
 
@@ -448,7 +440,7 @@ mod tests {
             repeats.start_with(counters);
             note_all(&mut repeats, &payload, &hasher);
             let mut kept = 0;
-            repeats.within_limit(payload.as_bytes(), &hasher, Some(max), |_| kept += 1);
+            repeats.within_limit(payload.as_bytes(), &hasher, max, |_| kept += 1);
             assert_eq!(kept, want, "{counters} counters, limit {max}");
         }
     }

@@ -102,48 +102,27 @@ impl Weights {
         repeats: &mut Repeats,
     ) -> Result<()> {
         let hasher = self.items.hasher();
-        // First the items that the table keeps, each hashed once, for both the table and the
-        // count of repeats; then those within --max-tf.
-        repeats.start(payload.len(), self.rule.max_tf.is_some());
-        for item in items(payload) {
-            let (key, weight) = if weighted {
-                let (key, weight) = split_weight(item)
-                    .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
-                let weight =
-                    parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
-                (key, Some(weight))
-            } else {
-                (item, None)
-            };
-            let hash = hasher.hash(key);
-            let count = self.items.get(hash, key);
-            if count.is_some_and(|count| count > self.drop_above) {
-                continue;
-            }
-            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-            let (len, key_len) = (item.len(), key.len());
-            repeats.note(Found { start, len, key_len, hash, count, weight });
-        }
         let mut kept = false;
-        repeats.within_limit(payload, hasher, self.rule.max_tf, |found| {
-            let item = &payload[found.start..found.start + found.len];
-            if !self.rule.idf {
-                separate(out, &mut kept);
-                out.extend_from_slice(item);
-                return;
+        match self.rule.max_tf {
+            Some(max) if payload.len() <= TWO_PASSES_UP_TO => {
+                // The items that the table keeps first, then those within --max-tf.
+                repeats.start(payload.len());
+                self.table_keeps(payload, weighted, line, |found| repeats.note(found))?;
+                repeats.within_limit(payload, hasher, max, |found| {
+                    self.push_kept(out, &mut kept, payload, found);
+                });
             }
-            let idf = found.count.map_or(self.unseen_weight, |count| idf(self.documents, count));
-            let weight = idf * found.weight.unwrap_or(1.0);
-            let start = out.len();
-            separate(out, &mut kept);
-            out.extend_from_slice(&item[..found.key_len]);
-            out.push(b':');
-            if !push_weight(out, weight) {
-                // Weight 0 changes nothing in the sum: the item is left out.
-                out.truncate(start);
-                kept = start > 0;
+            max => {
+                repeats.clear();
+                self.table_keeps(payload, weighted, line, |found| {
+                    let key = &payload[found.start..found.start + found.key_len];
+                    let over = |max| repeats.count(payload, key, found.hash, hasher) > max;
+                    if !max.is_some_and(over) {
+                        self.push_kept(out, &mut kept, payload, &found);
+                    }
+                })?;
             }
-        });
+        }
         if !kept {
             // Nothing would be left: the document keeps all its items, as they came, so that
             // documents made only of common text still match each other.
@@ -162,7 +141,68 @@ impl Weights {
         }
         Ok(())
     }
+
+    /// Hands `keep` each item of `payload` that the table keeps, in order, hashed once (for
+    /// both the table and the count of repeats); bad input is an error on `line`.
+    #[inline]
+    fn table_keeps(
+        &self,
+        payload: &[u8],
+        weighted: bool,
+        line: u64,
+        mut keep: impl FnMut(Found),
+    ) -> Result<()> {
+        let hasher = self.items.hasher();
+        for item in items(payload) {
+            let (key, weight) = if weighted {
+                let (key, weight) = split_weight(item)
+                    .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+                let weight =
+                    parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
+                (key, Some(weight))
+            } else {
+                (item, None)
+            };
+            let hash = hasher.hash(key);
+            let count = self.items.get(hash, key);
+            if count.is_some_and(|count| count > self.drop_above) {
+                continue;
+            }
+            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+            let (len, key_len) = (item.len(), key.len());
+            keep(Found { start, len, key_len, hash, count, weight });
+        }
+        Ok(())
+    }
+
+    /// Writes a kept item of `payload` to `out`, weighted when the rule weighs; `kept`: whether
+    /// `out` holds an item.
+    #[inline]
+    fn push_kept(&self, out: &mut Vec<u8>, kept: &mut bool, payload: &[u8], found: &Found) {
+        let item = &payload[found.start..found.start + found.len];
+        if !self.rule.idf {
+            separate(out, kept);
+            out.extend_from_slice(item);
+            return;
+        }
+        let idf = found.count.map_or(self.unseen_weight, |count| idf(self.documents, count));
+        let weight = idf * found.weight.unwrap_or(1.0);
+        let start = out.len();
+        separate(out, kept);
+        out.extend_from_slice(&item[..found.key_len]);
+        out.push(b':');
+        if !push_weight(out, weight) {
+            // Weight 0 changes nothing in the sum: the item is left out.
+            out.truncate(start);
+            *kept = start > 0;
+        }
+    }
 }
+
+/// Documents of up to this many bytes are weighed in two passes (`Repeats`), whose notes take
+/// 64 bytes an item (at most 8 MiB, for items of one byte); longer ones in one pass, each
+/// occurrence counted exactly, as without --max-tf none is counted.
+const TWO_PASSES_UP_TO: usize = 256 << 10;
 
 fn separate(out: &mut Vec<u8>, kept: &mut bool) {
     if *kept {
