@@ -3,16 +3,22 @@
 //! the order they were read. A fixed number of chunks circulates between the reader, the
 //! threads and the writer, so memory stays bounded whatever the input: the reader waits for the
 //! writer to give a chunk back before it reads more.
+//!
+//! A regular file is not read by the reader: a chunk is then a block of the file's lines
+//! ([`FileBlocks`]), which the thread that does its documents finds in place in the file's map
+//! (or reads at its position), so that no one thread reads or copies every line for the others.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread::ScopedJoinHandle;
 
+use crate::io::read_error;
 use crate::progress::Progress;
+use crate::records::FileBlocks;
 use crate::threads::spawn_with;
-use crate::{Error, Output, RecordReader, Result};
+use crate::{block_lines, Error, Output, RecordReader, Result};
 
 /// Bytes of input per chunk, by default: a few milliseconds of work, so that handing a chunk
 /// over costs nothing by comparison, while the chunks in memory stay small.
@@ -48,6 +54,10 @@ struct Chunk {
     documents: u64,
     /// The first error, after which no document of the chunk was done.
     error: Option<Error>,
+    /// The chunk is block `number` of the input file: its lines are numbered from 1 within
+    /// it, and `lines_seen` of them were taken (the writer makes an error's line the input's).
+    block: bool,
+    lines_seen: u64,
 }
 
 impl Chunk {
@@ -63,6 +73,8 @@ impl Chunk {
         self.read_error = None;
         self.documents = 0;
         self.error = None;
+        self.block = false;
+        self.lines_seen = 0;
     }
 
     fn size(&self) -> usize {
@@ -91,6 +103,45 @@ impl Chunk {
         }
         self.error = self.read_error.take();
     }
+
+    /// Does the documents of the file's block `number` (at most as in [`Chunk::work`]), found
+    /// in the map of `blocks` or read into `lines`; a line's number is its place in the block.
+    fn work_block(
+        &mut self,
+        blocks: &FileBlocks,
+        name: &str,
+        document: &mut impl FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
+    ) {
+        let index = usize::try_from(self.number).expect("a block's number is a usize");
+        let text = match blocks.mapped(index) {
+            Some(text) => text,
+            None => match blocks.read(index, &mut self.lines) {
+                Ok(skip) => &self.lines[skip..],
+                Err(e) => {
+                    self.error = Some(read_error(name, e));
+                    return;
+                }
+            },
+        };
+        for line in block_lines(text) {
+            self.lines_seen += 1;
+            let kept = self.out.len();
+            if let Err(e) = document(self.lines_seen, line, &mut self.out) {
+                self.out.truncate(kept);
+                self.error = Some(e);
+                return;
+            }
+            self.documents += 1;
+        }
+    }
+}
+
+/// `error`, of a line `before` lines into the input, made to name the line in the input.
+fn after_lines(error: Error, before: u64) -> Error {
+    match error {
+        Error::Input { line, what, text } => Error::Input { line: line + before, what, text },
+        other => other,
+    }
 }
 
 /// Reads every line of `input`, hands it to `document` (with its line number and a buffer for
@@ -100,6 +151,10 @@ impl Chunk {
 /// before it are written and the error returned, as a run on one thread would do. With one
 /// thread, or when the system starts none, the calling thread does it all; when it starts
 /// fewer than asked, the work is spread over those.
+///
+/// The line number is for errors only: `document` is to make it the `line` of an
+/// [`Error::Input`], and nothing else. A regular file read in blocks numbers a line within its
+/// block, and the error is made to name the line of the input when it is returned.
 pub fn map_lines_in_order<D, N>(
     input: &mut RecordReader,
     open_output: impl FnOnce() -> Result<Output> + Send,
@@ -125,13 +180,18 @@ where
     // The writer says when the output is open: nothing is read before, so that an output that
     // cannot be made is told at once, not when a pipe kept open ends (the reader waits on it).
     let (opened, output_opened) = channel::<()>();
+    // The input's blocks, when it is a regular file: set before the first block is sent.
+    let file: OnceLock<FileBlocks> = OnceLock::new();
+    let (file, name) = (&file, input.name().to_string());
+    let name = name.as_str();
     std::thread::scope(|scope| {
         // As many threads as the system starts, down to none (the calling thread then does it
         // all, as with one).
         let mut workers = Vec::with_capacity(threads);
         for _ in 0..threads {
             let (chunks_to_do, done, new_worker) = (&chunks_to_do, done.clone(), &new_worker);
-            match spawn_with(scope, done, move |done| work(chunks_to_do, &done, new_worker())) {
+            let work = move |done| work(chunks_to_do, &done, file, name, new_worker());
+            match spawn_with(scope, done, work) {
                 Ok(worker) => workers.push(worker),
                 Err(_) => break,
             }
@@ -155,7 +215,19 @@ where
             }
         };
         if output_opened.recv().is_ok() {
-            read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1));
+            match input.take_file() {
+                Some((handle, at)) => {
+                    let chunk_bytes = spread.chunk_bytes.max(1);
+                    send_blocks(
+                        FileBlocks::new(handle, at, chunk_bytes),
+                        file,
+                        name,
+                        &free_chunks,
+                        to_do,
+                    );
+                }
+                None => read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1)),
+            }
         } else {
             drop(to_do); // the output could not be made: the writer returns why
         }
@@ -239,9 +311,60 @@ fn read_chunks(
     }
 }
 
+/// Sends the file's blocks to the threads, block `i` as chunk `i`, as chunks come back free
+/// (until the writer stops); then moves the file's position to its end, as reading it through
+/// would have. Failing to measure the file or to move its position is a read error, sent in a
+/// chunk of its own after the blocks.
+fn send_blocks(
+    blocks: std::io::Result<FileBlocks>,
+    file: &OnceLock<FileBlocks>,
+    name: &str,
+    free_chunks: &Receiver<Chunk>,
+    to_do: Sender<Chunk>,
+) {
+    let chunk_bytes = blocks.as_ref().map_or(0, FileBlocks::size);
+    let blocks = match blocks {
+        Ok(blocks) => file.get_or_init(|| blocks),
+        Err(e) => return send_read_error(0, read_error(name, e), free_chunks, &to_do),
+    };
+    let count = blocks.count() as u64;
+    for number in 0..count {
+        let Ok(mut chunk) = free_chunks.recv() else {
+            return; // the writer stopped: an error, written or about to be
+        };
+        chunk.clear(number, 0, chunk_bytes);
+        chunk.block = true;
+        if to_do.send(chunk).is_err() {
+            return;
+        }
+    }
+    if let Err(e) = blocks.finish() {
+        send_read_error(count, read_error(name, e), free_chunks, &to_do);
+    }
+}
+
+/// Sends `error` as chunk `number`, read after the chunks before it.
+fn send_read_error(
+    number: u64,
+    error: Error,
+    free_chunks: &Receiver<Chunk>,
+    to_do: &Sender<Chunk>,
+) {
+    if let Ok(mut chunk) = free_chunks.recv() {
+        chunk.clear(number, 0, 0);
+        chunk.read_error = Some(error);
+        let _ = to_do.send(chunk);
+    }
+}
+
 /// A thread's loop: takes the next chunk, does its documents, passes it to the writer.
-fn work<D>(chunks_to_do: &Mutex<Receiver<Chunk>>, done: &Sender<Chunk>, mut document: D)
-where
+fn work<D>(
+    chunks_to_do: &Mutex<Receiver<Chunk>>,
+    done: &Sender<Chunk>,
+    file: &OnceLock<FileBlocks>,
+    name: &str,
+    mut document: D,
+) where
     D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
 {
     loop {
@@ -249,7 +372,12 @@ where
         let Ok(mut chunk) = next else {
             return; // the input is all read
         };
-        chunk.work(&mut document);
+        if chunk.block {
+            let blocks = file.get().expect("the blocks are set before the first is sent");
+            chunk.work_block(blocks, name, &mut document);
+        } else {
+            chunk.work(&mut document);
+        }
         if done.send(chunk).is_err() {
             return; // the writer stopped
         }
@@ -272,14 +400,17 @@ fn write_in_order(
         let _ = opened.send(());
         let mut waiting = BTreeMap::new();
         let mut next = 0;
+        // The lines of the blocks written so far (of a file read in blocks).
+        let mut lines_before = 0;
         for chunk in done_chunks {
             waiting.insert(chunk.number, chunk);
             while let Some(mut chunk) = waiting.remove(&next) {
                 output.write_all(&chunk.out).map_err(Error::writing)?;
                 (0..chunk.documents).for_each(|_| progress.tick());
                 if let Some(e) = chunk.error.take() {
-                    return Err(e);
+                    return Err(if chunk.block { after_lines(e, lines_before) } else { e });
                 }
+                lines_before += chunk.lines_seen;
                 next += 1;
                 let _ = free.send(chunk);
             }
@@ -292,102 +423,4 @@ fn write_in_order(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The output of `input` through `map_lines_in_order` with a document function that
-    /// writes `LINE:TEXT` and fails on a line that says "bad".
-    fn run(input: &[u8], threads: usize, chunk_bytes: usize) -> (Vec<u8>, Option<String>) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out");
-        let mut reader = RecordReader::new(input.to_vec().leak() as &[u8], "test".into());
-        let spread = Spread { threads, chunk_bytes };
-        let result = map_lines_in_order(
-            &mut reader,
-            || Output::create(&path),
-            Progress::new(true, "documents"),
-            spread,
-            || {
-                |line: u64, text: &[u8], out: &mut Vec<u8>| {
-                    if text == b"bad" {
-                        return Err(Error::input(line, "bad line", text));
-                    }
-                    out.extend_from_slice(format!("{line}:").as_bytes());
-                    out.extend_from_slice(text);
-                    out.push(b'\n');
-                    Ok(())
-                }
-            },
-        );
-        match result {
-            Ok(()) => (std::fs::read(&path).unwrap(), None),
-            // A failed run leaves no output file: what it wrote is gone with its temporary file.
-            Err(e) => (std::fs::read(&path).unwrap_or_default(), Some(e.to_string())),
-        }
-    }
-
-    fn numbered(lines: &[&str]) -> Vec<u8> {
-        lines
-            .iter()
-            .enumerate()
-            .flat_map(|(n, l)| format!("{}:{l}\n", n + 1).into_bytes())
-            .collect()
-    }
-
-    /// An input that must not be read: an output that cannot be made is told before any
-    /// reading, as a pipe kept open would hold the reader (and so the error) until it ended.
-    #[test]
-    fn an_output_that_cannot_be_made_is_told_before_any_reading() {
-        struct Unread;
-        impl std::io::Read for Unread {
-            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
-                panic!("the input was read before the output was open");
-            }
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let nowhere = dir.path().join("no-such-directory").join("out");
-        for threads in [1, 2, 3] {
-            let mut reader = RecordReader::new(Unread, "test".into());
-            let result = map_lines_in_order(
-                &mut reader,
-                || Output::create(&nowhere),
-                Progress::new(true, "documents"),
-                Spread { threads, chunk_bytes: 10 },
-                || |_: u64, _: &[u8], _: &mut Vec<u8>| Ok(()),
-            );
-            let error = result.expect_err("no output").to_string();
-            assert!(error.starts_with("cannot create output"), "{threads} threads: {error}");
-        }
-    }
-
-    #[test]
-    fn every_line_in_input_order_whatever_the_threads_and_chunks() {
-        let lines: Vec<String> = (0..500).map(|i| "x".repeat(i % 37)).collect();
-        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        let expected = numbered(&lines.iter().map(String::as_str).collect::<Vec<_>>());
-        for threads in [1, 2, 3, 8] {
-            for chunk_bytes in [1, 2, 40, 1000, 1 << 20] {
-                let (out, error) = run(input.as_bytes(), threads, chunk_bytes);
-                assert_eq!(error, None);
-                assert!(out == expected, "{threads} threads, chunks of {chunk_bytes} bytes");
-            }
-        }
-        assert_eq!(run(b"", 3, 10), (Vec::new(), None));
-        assert_eq!(run(b"a\r\nb", 2, 1), (numbered(&["a", "b"]), None));
-    }
-
-    #[test]
-    fn the_first_error_in_input_order_wins_and_no_output_file_is_left() {
-        let mut lines: Vec<&str> = vec!["ok"; 300];
-        lines[120] = "bad";
-        lines[250] = "bad";
-        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        for threads in [1, 2, 4] {
-            for chunk_bytes in [1, 7, 100] {
-                let (out, error) = run(input.as_bytes(), threads, chunk_bytes);
-                assert_eq!(error.as_deref(), Some("line 121: bad line: 'bad'"));
-                assert!(out.is_empty(), "the output file is replaced only on success");
-            }
-        }
-    }
-}
+mod tests;

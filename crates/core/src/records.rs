@@ -10,6 +10,7 @@ use crate::record::{items, split_nonempty_id};
 use crate::{Error, RecordReader, Result};
 
 mod file_blocks;
+pub(crate) use file_blocks::FileBlocks;
 mod parallel;
 
 pub use parallel::read_records_on;

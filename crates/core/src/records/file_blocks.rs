@@ -16,7 +16,7 @@ const READ_ON: usize = 64 * 1024;
 
 /// A regular file cut into blocks of about `size` bytes.
 #[derive(Debug)]
-pub(super) struct FileBlocks {
+pub(crate) struct FileBlocks {
     file: File,
     /// Where the first block starts.
     start: u64,
@@ -31,7 +31,7 @@ pub(super) struct FileBlocks {
 
 impl FileBlocks {
     /// The blocks of `file` from `start` on (its length now decides how many there are).
-    pub(super) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
+    pub(crate) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
         let len = file.metadata()?.len();
         let size = size.max(1) as u64;
         let bytes = len.saturating_sub(start);
@@ -46,25 +46,30 @@ impl FileBlocks {
         Ok(FileBlocks { file, start, size, count, bytes, map })
     }
 
-    pub(super) fn count(&self) -> usize {
+    /// The bytes of a block's range.
+    pub(crate) fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    pub(crate) fn count(&self) -> usize {
         self.count
     }
 
     /// The bytes to read, as measured when the blocks were cut.
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// Moves the file's position to its end, as reading it through would have (a process that
     /// shares standard input then reads on from there).
-    pub(super) fn finish(&self) -> io::Result<()> {
+    pub(crate) fn finish(&self) -> io::Result<()> {
         io::Seek::seek(&mut &self.file, io::SeekFrom::End(0)).map(|_| ())
     }
 
     /// The lines of block `i` as [`FileBlocks::read`] finds them, read in place in the file's
     /// map, when they lie within it: for every block but the last (which reads on to the end
     /// of the file, however far it has grown) and one whose last line runs on past the map.
-    pub(super) fn mapped(&self, i: usize) -> Option<&[u8]> {
+    pub(crate) fn mapped(&self, i: usize) -> Option<&[u8]> {
         let mapping = self.map.as_ref()?;
         if i + 1 >= self.count {
             return None;
@@ -100,7 +105,7 @@ impl FileBlocks {
 
     /// Block `i` into `block` (emptied first): its lines, their line endings kept, are
     /// `block[returned..]` (what comes before them is the end of the line before).
-    pub(super) fn read(&self, i: usize, block: &mut Vec<u8>) -> io::Result<usize> {
+    pub(crate) fn read(&self, i: usize, block: &mut Vec<u8>) -> io::Result<usize> {
         block.clear();
         let last = i + 1 == self.count;
         let from = self.start + i as u64 * self.size;
