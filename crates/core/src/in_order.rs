@@ -5,8 +5,9 @@
 //! writer to give a chunk back before it reads more.
 //!
 //! A regular file is not read by the reader: a chunk is then a block of the file's lines
-//! ([`FileBlocks`]), which the thread that does its documents finds in place in the file's map
-//! (or reads at its position), so that no one thread reads or copies every line for the others.
+//! ([`FileBlocks`]), which the thread that does its documents reads at its position, so that
+//! no one thread reads every line for the others. (Not in place in a map of the file: the
+//! pages read would stay with the process, its resident memory growing to the file's size.)
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -219,7 +220,7 @@ where
                 Some((handle, at)) => {
                     let chunk_bytes = spread.chunk_bytes.max(1);
                     send_blocks(
-                        FileBlocks::new(handle, at, chunk_bytes),
+                        FileBlocks::unmapped(handle, at, chunk_bytes),
                         file,
                         name,
                         &free_chunks,

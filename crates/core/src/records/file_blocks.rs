@@ -30,8 +30,21 @@ pub(crate) struct FileBlocks {
 }
 
 impl FileBlocks {
-    /// The blocks of `file` from `start` on (its length now decides how many there are).
+    /// The blocks of `file` from `start` on (its length now decides how many there are), read
+    /// in place in a map of the file where it can be made.
     pub(crate) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
+        FileBlocks::with_map(file, start, size, true)
+    }
+
+    /// [`FileBlocks::new`], the blocks always read into buffers: for a reader that lets each
+    /// block go once done. The pages of a map stay with the process as they are read (a map
+    /// of the whole file makes its resident memory the file's size, though the pages are the
+    /// system's cache of the file), where buffers in turn hold a few blocks at a time.
+    pub(crate) fn unmapped(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
+        FileBlocks::with_map(file, start, size, false)
+    }
+
+    fn with_map(file: File, start: u64, size: usize, map: bool) -> io::Result<FileBlocks> {
         let len = file.metadata()?.len();
         let size = size.max(1) as u64;
         let bytes = len.saturating_sub(start);
@@ -42,7 +55,7 @@ impl FileBlocks {
         // against (the read then ends the process with SIGBUS), as for any program that maps
         // its input; changes of its bytes in place change what is read, as with `read`.
         #[allow(unsafe_code)]
-        let map = if count > 1 { unsafe { memmap2::Mmap::map(&file) }.ok() } else { None };
+        let map = if map && count > 1 { unsafe { memmap2::Mmap::map(&file) }.ok() } else { None };
         Ok(FileBlocks { file, start, size, count, bytes, map })
     }
 
