@@ -13,11 +13,9 @@ use sh_core::progress::Progress;
 use sh_core::record::{items, numbered_items, split_nonempty_id};
 use sh_core::{is_std_stream, Error, RecordReader, Result};
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-
 use crate::document::Document;
-use crate::partitions::{Distinct, DocumentCounts, Pending};
-use sh_core::threads::spawn_with;
+use crate::partitions::DocumentCounts;
+use sh_core::threads::spawn_or_run;
 
 /// A file smaller than this per thread is read by one thread: starting threads and merging
 /// tables would cost more than they save.
@@ -26,6 +24,7 @@ const MIN_PART_BYTES: u64 = 16 << 20;
 /// What counting needs to know.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Counting {
+    pub capacity: usize,
     pub weighted: bool,
     pub threads: usize,
     pub quiet: bool,
@@ -60,13 +59,7 @@ fn regular_file(input: &Path) -> Option<(Arc<File>, u64)> {
     meta.is_file().then(|| (Arc::new(file), meta.len()))
 }
 
-/// Counts `parts` parts of the file, cut after line ends, read at the same time: this thread
-/// reads the first, a thread of its own each of the others. They read in rounds: each buffers
-/// the distinct items of its next documents, up to its share of the budget; then the round's
-/// buffers are counted into the one set of tables (its partitions on up to `how.threads`
-/// threads), reduced to the capacity if need be, and the next round begins. Memory is that of
-/// one table, whatever the parts; exact counts are those of one pass, and beyond the capacity
-/// every round is the same from run to run, so the summary is too.
+/// Counts `parts` parts of the file, cut after line ends, on as many threads.
 pub(crate) fn count_parts(
     file: Arc<File>,
     len: u64,
@@ -83,43 +76,44 @@ pub(crate) fn count_parts(
     }
     cuts.push(len);
     cuts.dedup();
-    let share = (counts.budget() / (cuts.len() - 1).max(1)).max(1);
-    let outcomes: Vec<Result<u64>> = std::thread::scope(|scope| {
-        let mut readers: Vec<PartRounds> = Vec::new();
-        for (index, range) in cuts.windows(2).enumerate() {
-            let source = PartReader { file: Arc::clone(&file), at: range[0], end: range[1] };
-            // Progress is shown by the first part, which starts at the beginning.
-            let quiet = how.quiet || index > 0;
-            if index == 0 {
-                readers.push(PartRounds::Here(Box::new(Part::new(source, quiet))));
-                continue;
-            }
-            let (to_part, rounds) = sync_channel::<Pending>(1);
-            let (to_counts, filled) = sync_channel::<Filled>(1);
-            let input = (source, rounds, to_counts);
-            let started = spawn_with(scope, input, move |(source, rounds, to_counts)| {
-                let mut part = Part::new(source, quiet);
-                for mut pending in rounds {
-                    let outcome = part.fill(&mut pending, share);
-                    let documents = part.documents;
-                    if to_counts.send(Filled { pending, outcome, documents }).is_err() {
-                        break;
+    let first_table = &mut *counts;
+    let results: Vec<Result<(u64, Option<DocumentCounts>)>> = std::thread::scope(|scope| {
+        let mut first = Some(first_table);
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|range| {
+                let source = PartReader { file: Arc::clone(&file), at: range[0], end: range[1] };
+                let mine = first.take();
+                spawn_or_run(scope, move || {
+                    let mut reader = RecordReader::new(source, "standard input".into());
+                    // Progress is shown by the first part, which starts at the beginning.
+                    let progress = Progress::new(how.quiet || mine.is_none(), "documents counted");
+                    // Each part counts what it has buffered on its own thread, so that
+                    // adding the tables up finds nothing left to count.
+                    match mine {
+                        Some(counts) => {
+                            count_records(&mut reader, counts, false, progress).map(|n| {
+                                counts.flush();
+                                (n, None)
+                            })
+                        }
+                        None => {
+                            let mut own = DocumentCounts::new(how.capacity);
+                            count_records(&mut reader, &mut own, false, progress).map(|n| {
+                                own.flush();
+                                (n, Some(own))
+                            })
+                        }
                     }
-                }
-                part.progress.finish();
-            });
-            readers.push(match started {
-                Ok(_) => PartRounds::Thread(to_part, filled),
-                // No thread: this one reads the part too, in turn.
-                Err((source, _, _)) => PartRounds::Here(Box::new(Part::new(source, quiet))),
-            });
-        }
-        count_in_rounds(&mut readers, counts, share, how.threads)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
     });
-    let mut documents = 0u64;
-    for (outcome, &start) in outcomes.into_iter().zip(&cuts) {
-        match outcome {
-            Ok(n) => documents += n,
+    let mut outcomes = Vec::with_capacity(results.len());
+    for (result, &start) in results.into_iter().zip(&cuts) {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
             // A part numbers its lines from 1: the lines of the parts before it come first.
             Err(Error::Input { line, what, text }) => {
                 let before = lines_before(&file, start)?;
@@ -128,104 +122,12 @@ pub(crate) fn count_parts(
             Err(other) => return Err(other),
         }
     }
+    let documents = outcomes.iter().map(|(n, _)| n).sum();
+    // The first part's table is `counts` itself; the others are added to it in file order.
+    for (_, own) in outcomes.into_iter().skip(1) {
+        counts.absorb(own.expect("a later part has a table of its own"), how.threads);
+    }
     Ok(documents)
-}
-
-/// A part of the input being read: its records, the document being taken, its count.
-struct Part {
-    reader: RecordReader,
-    document: Document,
-    documents: u64,
-    progress: Progress,
-}
-
-impl Part {
-    fn new(source: PartReader, quiet: bool) -> Part {
-        Part {
-            reader: RecordReader::new(source, "standard input".into()),
-            document: Document::default(),
-            documents: 0,
-            progress: Progress::new(quiet, "documents counted"),
-        }
-    }
-
-    /// Buffers in `pending` the distinct items of the next documents, until it holds `share`
-    /// or more; `Ok(true)` when there may be more to read, `Ok(false)` at the part's end.
-    fn fill(&mut self, pending: &mut Pending, share: usize) -> Result<bool> {
-        while pending.weight() < share {
-            let Some((line, record)) = self.reader.next_numbered()? else {
-                return Ok(false);
-            };
-            count_record(line, record, false, &mut self.document, pending)?;
-            self.documents += 1;
-            self.progress.tick();
-        }
-        Ok(true)
-    }
-}
-
-/// A part read on a thread of its own (rounds to fill sent, filled ones received), or here.
-enum PartRounds {
-    Thread(SyncSender<Pending>, Receiver<Filled>),
-    Here(Box<Part>),
-}
-
-/// A round's buffer, filled by a part's thread, and how the part stands after it.
-struct Filled {
-    pending: Pending,
-    outcome: Result<bool>,
-    documents: u64,
-}
-
-/// The rounds of [`count_parts`] until every part is read through (or stopped by an error);
-/// what each part gives: its documents, or its error.
-fn count_in_rounds(
-    readers: &mut [PartRounds],
-    counts: &mut DocumentCounts,
-    share: usize,
-    threads: usize,
-) -> Vec<Result<u64>> {
-    let mut rounds: Vec<Pending> = readers.iter().map(|_| Pending::default()).collect();
-    // A part's outcome once it has no more to read.
-    let mut ended: Vec<Option<Result<u64>>> = readers.iter().map(|_| None).collect();
-    while ended.iter().any(Option::is_none) {
-        // The parts on threads fill their rounds while this one fills those read here.
-        for ((reader, round), end) in readers.iter_mut().zip(&mut rounds).zip(&ended) {
-            if let (PartRounds::Thread(to_part, _), None) = (reader, end) {
-                // A thread gone (it panicked) is found out when its round is waited for.
-                let _ = to_part.send(std::mem::take(round));
-            }
-        }
-        for ((reader, round), end) in readers.iter_mut().zip(&mut rounds).zip(&mut ended) {
-            if end.is_some() {
-                continue;
-            }
-            let outcome = match reader {
-                PartRounds::Here(part) => {
-                    let outcome = part.fill(round, share);
-                    if !matches!(outcome, Ok(true)) {
-                        std::mem::replace(&mut part.progress, Progress::new(true, "")).finish();
-                    }
-                    outcome.map(|more| (more, part.documents))
-                }
-                PartRounds::Thread(_, filled) => {
-                    let Ok(Filled { pending, outcome, documents }) = filled.recv() else {
-                        // The part's thread panicked: its join, at the scope's end, says why.
-                        return Vec::new();
-                    };
-                    *round = pending;
-                    outcome.map(|more| (more, documents))
-                }
-            };
-            *end = match outcome {
-                Ok((true, _)) => None,
-                Ok((false, documents)) => Some(Ok(documents)),
-                Err(e) => Some(Err(e)),
-            };
-        }
-        counts.count_round(&mut rounds, threads);
-    }
-    ended.into_iter().map(|end| end.expect("every part ended")).collect()
 }
 
 /// How many lines end before `end`.
@@ -297,27 +199,14 @@ pub(crate) fn count_records(
     let mut document = Document::default();
     let mut documents = 0u64;
     while let Some((line, record)) = reader.next_numbered()? {
-        count_record(line, record, weighted, &mut document, counts)?;
+        let (_, payload) = split_nonempty_id(line, record)?;
         documents += 1;
+        take_items(payload, weighted, line, &mut document)?;
+        document.count_into(payload, counts);
         progress.tick();
     }
     progress.finish();
     Ok(documents)
-}
-
-/// Counts `record`, input line `line`, as a document: its distinct items go to `counts`.
-#[inline]
-fn count_record(
-    line: u64,
-    record: &[u8],
-    weighted: bool,
-    document: &mut Document,
-    counts: &mut impl Distinct,
-) -> Result<()> {
-    let (_, payload) = split_nonempty_id(line, record)?;
-    take_items(payload, weighted, line, document)?;
-    document.count_into(payload, counts);
-    Ok(())
 }
 
 /// Hands the items of `payload` (runs of bytes between spaces) to `document`.
@@ -367,63 +256,13 @@ mod tests {
     }
 
     fn in_parts(text: &[u8], parts: usize, capacity: usize) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
-        in_rounds(text, parts, parts, DocumentCounts::new(capacity))
-    }
-
-    /// `text` counted into `counts` in `parts` parts, the rounds counted on `threads` threads.
-    fn in_rounds(
-        text: &[u8],
-        parts: usize,
-        threads: usize,
-        mut counts: DocumentCounts,
-    ) -> (u64, Vec<(Vec<u8>, u64)>, u64) {
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(text).unwrap();
-        let how = Counting { weighted: false, threads, quiet: true };
+        let how = Counting { capacity, weighted: false, threads: parts, quiet: true };
+        let mut counts = DocumentCounts::new(capacity);
         let n = count_parts(Arc::new(file), text.len() as u64, parts, how, &mut counts).unwrap();
-        let (items, undercount) = counts.finish(threads);
+        let (items, undercount) = counts.finish(parts);
         (n, items.iter().map(|(i, c)| (i.to_vec(), c)).collect(), undercount)
-    }
-
-    /// Parts read in many rounds (batches of 1 to 50 items, shared by the parts): the exact
-    /// table of one pass while everything fits; beyond the capacity, a summary within the
-    /// bounds that is the same from run to run and whatever the threads counting the rounds.
-    #[test]
-    fn rounds_count_the_same_whatever_the_threads() {
-        let mut text = Vec::new();
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        for doc in 0..500u64 {
-            for _ in 0..doc % 23 {
-                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                write!(text, "{} ", (state >> 33) % (1 + doc % 97)).unwrap();
-            }
-            if doc % 9 == 0 {
-                write!(text, "t{} ", doc % 4).unwrap();
-            }
-            text.push(b'\n');
-        }
-        let whole = sequential(&text, 100_000);
-        let exact: std::collections::HashMap<_, _> = whole.1.iter().cloned().collect();
-        for budget in [1, 7, 50] {
-            for parts in [2, 3, 5] {
-                let fits = in_rounds(&text, parts, 2, DocumentCounts::with_budget(100_000, budget));
-                assert_eq!(fits, whole, "budget {budget}, {parts} parts");
-                let summaries: Vec<_> = [1, 2, 3, 64, 64]
-                    .map(|threads| {
-                        let counts = DocumentCounts::with_budget(20, budget);
-                        in_rounds(&text, parts, threads, counts)
-                    })
-                    .into_iter()
-                    .collect();
-                let (n, held, undercount) = &summaries[0];
-                assert_eq!(*n, whole.0);
-                assert!(held.len() <= 20 && *undercount > 0);
-                for (item, count) in held {
-                    assert!(*count <= exact[item] && count + undercount >= exact[item]);
-                }
-                assert!(summaries.iter().all(|s| *s == summaries[0]), "{budget} {parts}");
-            }
-        }
     }
 
     /// Parts cut at every kind of place (inside a line, at its end, past the last line, a last
@@ -460,7 +299,7 @@ mod tests {
         text.extend_from_slice(&b"3\n".repeat(10));
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(&text).unwrap();
-        let how = Counting { weighted: false, threads: 4, quiet: true };
+        let how = Counting { capacity: 100, weighted: false, threads: 4, quiet: true };
         let mut counts = DocumentCounts::new(100);
         let error =
             count_parts(Arc::new(file), text.len() as u64, 4, how, &mut counts).unwrap_err();

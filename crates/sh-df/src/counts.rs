@@ -239,6 +239,21 @@ impl ItemCounts {
         self.table.iter().map(|e| e.count)
     }
 
+    /// Every item held with its count, in no order (numbers written out).
+    pub(crate) fn for_each(&self, mut each: impl FnMut(&[u8], u64)) {
+        let mut number = Vec::new();
+        for entry in self.table.iter() {
+            match entry.is_text {
+                false => {
+                    number.clear();
+                    write_u64(&mut number, entry.value).expect("writing to a Vec");
+                    each(&number, entry.count);
+                }
+                true => each(stored_text(&self.arena, entry.value), entry.count),
+            }
+        }
+    }
+
     /// Adds every count of `other` (a table of other documents), as one source numbered
     /// `seen`, and its undercount.
     pub fn add_counts(&mut self, other: &ItemCounts, seen: u64) {

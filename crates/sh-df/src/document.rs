@@ -7,7 +7,7 @@
 use sh_core::number::canonical_u64;
 
 use crate::mix::mix;
-use crate::partitions::Distinct;
+use crate::partitions::DocumentCounts;
 
 /// The most number items of a document deduplicated by the set (of 2 to 4 slots per item).
 const SET_LIMIT: usize = 1 << 16;
@@ -49,7 +49,7 @@ impl Document {
     }
 
     /// Counts each distinct item taken once into `counts`, and starts the next document.
-    pub(crate) fn count_into(&mut self, payload: &[u8], counts: &mut impl Distinct) {
+    pub(crate) fn count_into(&mut self, payload: &[u8], counts: &mut DocumentCounts) {
         if self.numbers.len() <= SET_LIMIT {
             self.distinct_by_set(counts);
         } else {
@@ -70,7 +70,7 @@ impl Document {
         }
     }
 
-    fn distinct_by_set(&mut self, counts: &mut impl Distinct) {
+    fn distinct_by_set(&mut self, counts: &mut DocumentCounts) {
         let size = (2 * self.numbers.len()).next_power_of_two().max(16);
         if self.slots.len() < size {
             self.slots.resize(size, 0);

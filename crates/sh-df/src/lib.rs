@@ -54,12 +54,11 @@ found in more than a fraction F of the documents, the capacity needs to be well 
 (distinct items per document) / F; the default holds a million items.
 
 A regular file of unweighted items (standard input redirected from a file included) of more \
-than 16 MB is cut into up to --threads parts at line ends, read at once, each on its own thread, \
-in rounds: each part takes the distinct items of its next documents up to its share of a batch, \
-then the round is counted into the one table, its partitions on up to as many threads (64 at \
-most). So the memory is that of one table, whatever the threads. Exact tables are the same \
+than 16 MB is cut into up to --threads parts at line ends, each counted on its own thread into \
+a table of its own (so up to --threads times the memory), and the tables are added up as by \
+--merge, their partitions on up to as many threads (64 at most). Exact tables are the same \
 whatever the parts; beyond the capacity, the summary, with its guarantees, depends on the \
-parts (the same from run to run). The table of the documents counted, from a file or a pipe, is sorted on up to --threads \
+parts. The table of the documents counted, from a file or a pipe, is sorted on up to --threads \
 threads once it holds 131,072 number items or more (a thread per 65,536), and its lines are \
 spelled out on as many when all its items are numbers.
 
@@ -88,8 +87,8 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
-    /// Read a large file (not a pipe) in up to N parts at once, counted on up to N threads; sort
-    /// and write a large table on up to N threads [default: all cores]
+    /// Count a large file (not a pipe) in up to N parts at once, one table each; sort and write
+    /// a large table on up to N threads [default: all cores]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
@@ -130,6 +129,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let header = if args.merge.is_empty() {
         let how = count::Counting {
+            capacity: args.capacity,
             weighted: args.weighted,
             threads: args.threads.map_or_else(all_cores, |n| n as usize),
             quiet: args.quiet,

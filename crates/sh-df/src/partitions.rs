@@ -49,95 +49,19 @@ fn default_budget(capacity: usize) -> usize {
     (capacity / 2).clamp(1 << 16, 1 << 20)
 }
 
-/// The distinct items of documents, buffered to be counted: a number item's key in its
-/// partition's list, a text item's bytes.
-#[derive(Debug)]
-pub(crate) struct Pending {
-    /// The keys buffered for each partition.
-    keys: Vec<Vec<u64>>,
-    /// The texts buffered, one after another, and where each ends.
-    text: Vec<u8>,
-    text_ends: Vec<usize>,
-    /// Buffered: the items, and a text's bytes by eights, against a budget.
-    weight: usize,
-}
-
-impl Default for Pending {
-    fn default() -> Pending {
-        let keys = vec![Vec::new(); PARTITIONS];
-        Pending { keys, text: Vec::new(), text_ends: Vec::new(), weight: 0 }
-    }
-}
-
-impl Pending {
-    /// What is buffered, against a budget: the items, and a text's bytes by eights.
-    pub(crate) fn weight(&self) -> usize {
-        self.weight
-    }
-
-    /// The texts buffered, in order.
-    fn texts(&self) -> impl Iterator<Item = &[u8]> {
-        let starts = std::iter::once(0).chain(self.text_ends.iter().copied());
-        starts.zip(&self.text_ends).map(|(start, &end)| &self.text[start..end])
-    }
-
-    /// Forgets what is buffered (keeping the room).
-    fn clear(&mut self) {
-        self.keys.iter_mut().for_each(Vec::clear);
-        self.text.clear();
-        self.text_ends.clear();
-        self.weight = 0;
-    }
-}
-
-/// Where a document's distinct items go: counts, or a buffer of a part of the input.
-pub(crate) trait Distinct {
-    /// Takes the number item of key `key`: one of a document's distinct items.
-    fn push_number(&mut self, key: u64);
-    /// Takes a text item: one of a document's distinct items.
-    fn push_text(&mut self, text: &[u8]);
-}
-
-impl Distinct for Pending {
-    #[inline]
-    fn push_number(&mut self, key: u64) {
-        self.keys[(key >> SHIFT) as usize].push(key);
-        self.weight += 1;
-    }
-
-    fn push_text(&mut self, text: &[u8]) {
-        self.text.extend_from_slice(text);
-        self.text_ends.push(self.text.len());
-        self.weight += 1 + text.len() / 8;
-    }
-}
-
-/// Counted once: the items buffered, and once they come to the budget, counted.
-impl Distinct for DocumentCounts {
-    #[inline]
-    fn push_number(&mut self, key: u64) {
-        self.pending.push_number(key);
-        if self.pending.weight >= self.budget {
-            self.flush();
-        }
-    }
-
-    fn push_text(&mut self, text: &[u8]) {
-        self.pending.push_text(text);
-        if self.pending.weight >= self.budget {
-            self.flush();
-        }
-    }
-}
-
 /// The document frequencies of the items counted so far, in bounded memory.
 #[derive(Debug)]
 pub struct DocumentCounts {
     capacity: usize,
     budget: usize,
     tables: Vec<HashTable<Number>>,
-    /// The items buffered, counted at the next flush.
-    pending: Pending,
+    /// The keys buffered for each partition.
+    pending: Vec<Vec<u64>>,
+    /// The texts buffered, one after another, and where each ends.
+    pending_text: Vec<u8>,
+    pending_text_ends: Vec<usize>,
+    /// Buffered: the items, and a text's bytes by eights, against the budget.
+    pending_weight: usize,
     texts: ItemCounts,
     undercount: u64,
 }
@@ -157,15 +81,33 @@ impl DocumentCounts {
             capacity: capacity.max(1),
             budget: budget.max(1),
             tables: (0..PARTITIONS).map(|_| HashTable::with_capacity(room)).collect(),
-            pending: Pending::default(),
+            pending: vec![Vec::new(); PARTITIONS],
+            pending_text: Vec::new(),
+            pending_text_ends: Vec::new(),
+            pending_weight: 0,
             texts: ItemCounts::new(usize::MAX),
             undercount: 0,
         }
     }
 
-    /// The items buffered at most between flushes.
-    pub(crate) fn budget(&self) -> usize {
-        self.budget
+    /// Counts once the number item of key `key`: one of a document's distinct items.
+    #[inline]
+    pub(crate) fn push_number(&mut self, key: u64) {
+        self.pending[(key >> SHIFT) as usize].push(key);
+        self.pending_weight += 1;
+        if self.pending_weight >= self.budget {
+            self.flush();
+        }
+    }
+
+    /// Counts once a text item: one of a document's distinct items.
+    pub(crate) fn push_text(&mut self, text: &[u8]) {
+        self.pending_text.extend_from_slice(text);
+        self.pending_text_ends.push(self.pending_text.len());
+        self.pending_weight += 1 + text.len() / 8;
+        if self.pending_weight >= self.budget {
+            self.flush();
+        }
     }
 
     /// The items held (the buffered ones not included).
@@ -180,35 +122,19 @@ impl DocumentCounts {
 
     /// [`DocumentCounts::flush`], a reduction made on up to `threads` threads.
     fn flush_on(&mut self, threads: usize) {
-        for (table, keys) in self.tables.iter_mut().zip(&mut self.pending.keys) {
-            for key in keys.drain(..) {
+        for (table, pending) in self.tables.iter_mut().zip(&mut self.pending) {
+            for key in pending.drain(..) {
                 add(table, key, 1);
             }
         }
-        for text in self.pending.texts() {
-            self.texts.add(text, 1);
+        let mut start = 0;
+        for &end in &self.pending_text_ends {
+            self.texts.add(&self.pending_text[start..end], 1);
+            start = end;
         }
-        self.pending.clear();
-        self.reduce_if_over(threads);
-    }
-
-    /// Counts what `rounds` buffered (the documents of parts of the input, read at the same
-    /// time), the partitions on up to `threads` threads, empties them, and reduces to the
-    /// capacity when more is held.
-    pub(crate) fn count_round(&mut self, rounds: &mut [Pending], threads: usize) {
-        self.flush();
-        let counted = &*rounds;
-        on_partitions(&mut self.tables, threads, |first, tables| {
-            for (partition, table) in (first..).zip(tables) {
-                for &key in counted.iter().flat_map(|round| &round.keys[partition]) {
-                    add(table, key, 1);
-                }
-            }
-        });
-        for text in rounds.iter().flat_map(Pending::texts) {
-            self.texts.add(text, 1);
-        }
-        rounds.iter_mut().for_each(Pending::clear);
+        self.pending_text.clear();
+        self.pending_text_ends.clear();
+        self.pending_weight = 0;
         self.reduce_if_over(threads);
     }
 
@@ -218,14 +144,14 @@ impl DocumentCounts {
         if self.held() <= self.capacity {
             return;
         }
-        let tally = on_partitions(&mut self.tables, threads, |_, tables| {
+        let tally = on_partitions(&mut self.tables, threads, |tables| {
             Tally::of(tables.iter().flat_map(HashTable::iter).map(|n| n.count))
         })
         .into_iter()
         .fold(Tally::of(self.texts.counts()), Tally::add);
         let cut = tally.nth_largest(self.capacity + 1);
         self.undercount = self.undercount.saturating_add(cut);
-        on_partitions(&mut self.tables, threads, |_, tables| {
+        on_partitions(&mut self.tables, threads, |tables| {
             let mut survivors = Vec::new();
             for table in tables {
                 // Rebuilt rather than thinned in place: erasing most entries would leave
@@ -243,6 +169,30 @@ impl DocumentCounts {
         self.texts.lower_all(cut);
     }
 
+    /// Adds the counts of `other` (other documents: a part of the input), its undercount too,
+    /// and reduces to the capacity. Each partition of `other` is let go once added; the
+    /// partitions are added on up to `threads` threads.
+    pub(crate) fn absorb(&mut self, mut other: DocumentCounts, threads: usize) {
+        self.flush();
+        other.flush();
+        let chunk = PARTITIONS.div_ceil(threads.clamp(1, PARTITIONS));
+        std::thread::scope(|scope| {
+            let mine = self.tables.chunks_mut(chunk);
+            for (tables, theirs) in mine.zip(other.tables.chunks_mut(chunk)) {
+                spawn_or_run(scope, move || {
+                    for (table, theirs) in tables.iter_mut().zip(theirs) {
+                        for n in std::mem::take(theirs) {
+                            add(table, n.key, n.count);
+                        }
+                    }
+                });
+            }
+        });
+        other.texts.for_each(|text, count| self.texts.add(text, count));
+        self.undercount = self.undercount.saturating_add(other.undercount);
+        self.reduce_if_over(threads);
+    }
+
     /// The table: every item with its count, by decreasing count, then by item bytes; and the
     /// undercount. The items are sorted on up to `threads` threads.
     pub fn finish(mut self, threads: usize) -> (CountedTable, u64) {
@@ -253,23 +203,21 @@ impl DocumentCounts {
 }
 
 /// `work` done on the partitions' tables, dealt in equal runs to up to `threads` threads (on
-/// this one when there is one run), each run given with the index of its first partition; what
-/// each run gives, in order.
+/// this one when there is one run); what each run gives, in order.
 fn on_partitions<T: Send>(
     tables: &mut [HashTable<Number>],
     threads: usize,
-    work: impl Fn(usize, &mut [HashTable<Number>]) -> T + Sync,
+    work: impl Fn(&mut [HashTable<Number>]) -> T + Sync,
 ) -> Vec<T> {
     let run = tables.len().div_ceil(threads.clamp(1, PARTITIONS)).max(1);
     if run >= tables.len() {
-        return vec![work(0, tables)];
+        return vec![work(tables)];
     }
     let work = &work;
     std::thread::scope(|scope| {
         let runs: Vec<_> = tables
             .chunks_mut(run)
-            .enumerate()
-            .map(|(i, tables)| spawn_or_run(scope, move || work(i * run, tables)))
+            .map(|tables| spawn_or_run(scope, move || work(tables)))
             .collect();
         runs.into_iter().map(|run| run.join()).collect()
     })

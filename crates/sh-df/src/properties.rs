@@ -116,7 +116,7 @@ fn check_bounds(held: &Table, truth: &BTreeMap<Vec<u8>, u64>, capacity: usize) {
 fn in_parts(text: &[u8], parts: usize, capacity: usize) -> (u64, Table) {
     let mut file = tempfile::tempfile().unwrap();
     file.write_all(text).unwrap();
-    let how = Counting { weighted: false, threads: parts, quiet: true };
+    let how = Counting { capacity, weighted: false, threads: parts, quiet: true };
     let mut counts = DocumentCounts::new(capacity);
     let n = count_parts(Arc::new(file), text.len() as u64, parts, how, &mut counts).unwrap();
     (n, table(counts))

@@ -169,7 +169,7 @@ fn push_count(line: &mut Vec<u8>, count: u64) {
 mod tests {
     use super::*;
     use crate::mix::mix;
-    use crate::partitions::{Distinct, DocumentCounts};
+    use crate::partitions::DocumentCounts;
 
     /// The lines written, on any number of threads, are the items listed in order, numbers
     /// alone (written on threads) or with texts among them (written in one pass).
