@@ -55,9 +55,12 @@ struct Chunk {
     documents: u64,
     /// The first error, after which no document of the chunk was done.
     error: Option<Error>,
-    /// The chunk is block `number` of the input file: its lines are numbered from 1 within
-    /// it, and `lines_seen` of them were taken (the writer makes an error's line the input's).
+    /// The chunk is block `number` of the input file, read by the thread that does it.
     block: bool,
+    /// Its lines are numbered from 1 within it, and `lines_seen` of them were taken: the
+    /// writer makes an error's line the input's (a chunk of a file, whose lines before it no
+    /// one counted).
+    relative: bool,
     lines_seen: u64,
 }
 
@@ -75,6 +78,7 @@ impl Chunk {
         self.documents = 0;
         self.error = None;
         self.block = false;
+        self.relative = false;
         self.lines_seen = 0;
     }
 
@@ -101,6 +105,9 @@ impl Chunk {
             }
             self.documents += 1;
             start = end;
+        }
+        if self.relative {
+            self.lines_seen = self.ends.len() as u64;
         }
         self.error = self.read_error.take();
     }
@@ -216,18 +223,15 @@ where
             }
         };
         if output_opened.recv().is_ok() {
+            let chunk_bytes = spread.chunk_bytes.max(1);
             match input.take_file() {
                 Some((handle, at)) => {
-                    let chunk_bytes = spread.chunk_bytes.max(1);
-                    send_blocks(
-                        FileBlocks::unmapped(handle, at, chunk_bytes),
-                        file,
-                        name,
-                        &free_chunks,
-                        to_do,
-                    );
+                    read_file(handle, at, file, name, &free_chunks, to_do, chunk_bytes)
                 }
-                None => read_chunks(input, &free_chunks, to_do, spread.chunk_bytes.max(1)),
+                None => {
+                    read_chunks(input, &free_chunks, &to_do, ChunkLines::Absolute, chunk_bytes);
+                    drop(to_do); // the input is all read: the threads end
+                }
             }
         } else {
             drop(to_do); // the output could not be made: the writer returns why
@@ -273,20 +277,40 @@ where
     written?.finish()
 }
 
+/// How [`read_chunks`] numbers its chunks and their lines.
+#[derive(Debug, Clone, Copy)]
+enum ChunkLines {
+    /// From chunk 0, the lines by their numbers in the input.
+    Absolute,
+    /// From chunk `0`, each chunk's lines from 1 (after chunks of a file whose lines no one
+    /// counted).
+    Relative(u64),
+}
+
 /// Fills the chunks that come back free with lines and sends them to the threads, until the
 /// input ends, reading fails (the error goes with the last chunk) or the writer stops.
 fn read_chunks(
     input: &mut RecordReader,
     free_chunks: &Receiver<Chunk>,
-    to_do: Sender<Chunk>,
+    to_do: &Sender<Chunk>,
+    lines: ChunkLines,
     chunk_bytes: usize,
 ) {
-    let mut number = 0;
+    let mut number = match lines {
+        ChunkLines::Absolute => 0,
+        ChunkLines::Relative(first) => first,
+    };
     loop {
         let Ok(mut chunk) = free_chunks.recv() else {
             return; // the writer stopped: an error, written or about to be
         };
-        chunk.clear(number, input.line() + 1, chunk_bytes);
+        match lines {
+            ChunkLines::Absolute => chunk.clear(number, input.line() + 1, chunk_bytes),
+            ChunkLines::Relative(_) => {
+                chunk.clear(number, 1, chunk_bytes);
+                chunk.relative = true;
+            }
+        }
         let mut ended = false;
         while chunk.size() < chunk_bytes {
             match input.next_record() {
@@ -312,36 +336,96 @@ fn read_chunks(
     }
 }
 
-/// Sends the file's blocks to the threads, block `i` as chunk `i`, as chunks come back free
-/// (until the writer stops); then moves the file's position to its end, as reading it through
-/// would have. Failing to measure the file or to move its position is a read error, sent in a
-/// chunk of its own after the blocks.
-fn send_blocks(
-    blocks: std::io::Result<FileBlocks>,
+/// Reads a regular file (`handle`, from `at`): its whole lines as they stand, up to the last
+/// LF, in blocks that the threads read themselves ([`send_blocks`]); then the rest (a last line
+/// without LF, and whatever was added since) line by line on this thread, as from a pipe, so
+/// that a file that grows while it is read loses nothing and splits no line. The position of
+/// `handle` (shared with standard input when it is redirected) ends where reading ended.
+fn read_file(
+    handle: std::fs::File,
+    at: u64,
     file: &OnceLock<FileBlocks>,
     name: &str,
     free_chunks: &Receiver<Chunk>,
     to_do: Sender<Chunk>,
+    chunk_bytes: usize,
 ) {
-    let chunk_bytes = blocks.as_ref().map_or(0, FileBlocks::size);
-    let blocks = match blocks {
-        Ok(blocks) => file.get_or_init(|| blocks),
-        Err(e) => return send_read_error(0, read_error(name, e), free_chunks, &to_do),
-    };
+    let whole_lines =
+        match handle.metadata().and_then(|meta| after_last_lf(&handle, at, meta.len())) {
+            Ok(end) => end,
+            Err(e) => return send_read_error(0, read_error(name, e), free_chunks, &to_do),
+        };
+    let mut rest = handle;
+    let mut number = 0;
+    if whole_lines > at {
+        let Ok(copy) = rest.try_clone() else {
+            // No second handle: the file is read line by line from where it stands.
+            let mut input = RecordReader::new(rest, name.to_string());
+            return read_chunks(
+                &mut input,
+                free_chunks,
+                &to_do,
+                ChunkLines::Relative(0),
+                chunk_bytes,
+            );
+        };
+        let blocks =
+            file.get_or_init(|| FileBlocks::lines_until(copy, at, whole_lines, chunk_bytes));
+        match send_blocks(blocks, free_chunks, &to_do, chunk_bytes) {
+            Some(sent) => number = sent,
+            None => return, // the writer stopped
+        }
+        if let Err(e) = std::io::Seek::seek(&mut rest, std::io::SeekFrom::Start(whole_lines)) {
+            return send_read_error(number, read_error(name, e), free_chunks, &to_do);
+        }
+    }
+    let mut input = RecordReader::new(rest, name.to_string());
+    read_chunks(&mut input, free_chunks, &to_do, ChunkLines::Relative(number), chunk_bytes);
+}
+
+/// The position after the last LF of `file` between `at` and `len` (`at` when there is none, or
+/// when the file is shorter now).
+fn after_last_lf(file: &std::fs::File, at: u64, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut end = len;
+    while end > at {
+        let from = end.saturating_sub(buffer.len() as u64).max(at);
+        let piece = &mut buffer[..(end - from) as usize];
+        file.read_exact_at(piece, from).or_else(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => {
+                piece.fill(0); // shorter now: no LF taken from it
+                Ok(())
+            }
+            _ => Err(e),
+        })?;
+        if let Some(lf) = memchr::memrchr(b'\n', piece) {
+            return Ok(from + lf as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(at)
+}
+
+/// Sends the blocks to the threads, block `i` as chunk `i`, as chunks come back free; how many
+/// were sent, or `None` when the writer stopped.
+fn send_blocks(
+    blocks: &FileBlocks,
+    free_chunks: &Receiver<Chunk>,
+    to_do: &Sender<Chunk>,
+    chunk_bytes: usize,
+) -> Option<u64> {
     let count = blocks.count() as u64;
     for number in 0..count {
         let Ok(mut chunk) = free_chunks.recv() else {
-            return; // the writer stopped: an error, written or about to be
+            return None; // the writer stopped: an error, written or about to be
         };
         chunk.clear(number, 0, chunk_bytes);
         chunk.block = true;
-        if to_do.send(chunk).is_err() {
-            return;
-        }
+        chunk.relative = true;
+        to_do.send(chunk).ok()?;
     }
-    if let Err(e) = blocks.finish() {
-        send_read_error(count, read_error(name, e), free_chunks, &to_do);
-    }
+    Some(count)
 }
 
 /// Sends `error` as chunk `number`, read after the chunks before it.
@@ -409,7 +493,7 @@ fn write_in_order(
                 output.write_all(&chunk.out).map_err(Error::writing)?;
                 (0..chunk.documents).for_each(|_| progress.tick());
                 if let Some(e) = chunk.error.take() {
-                    return Err(if chunk.block { after_lines(e, lines_before) } else { e });
+                    return Err(if chunk.relative { after_lines(e, lines_before) } else { e });
                 }
                 lines_before += chunk.lines_seen;
                 next += 1;

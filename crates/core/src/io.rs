@@ -234,6 +234,13 @@ fn grow_pipe(stream: impl std::os::fd::AsFd) {
 /// Another handle on `stream` when it is a regular file (standard input redirected from one
 /// included); `None` for pipes, terminals and anything that fails.
 fn regular_file(stream: impl std::os::fd::AsFd) -> Option<File> {
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    // A file opened for writing only (`0>>file`) is read through the stream, whose read
+    // error the runtime takes for the end of the input, as it always was.
+    let flags = OFlag::from_bits_truncate(fcntl(stream.as_fd(), FcntlArg::F_GETFL).ok()?);
+    if flags & OFlag::O_ACCMODE == OFlag::O_WRONLY {
+        return None;
+    }
     let file = File::from(stream.as_fd().try_clone_to_owned().ok()?);
     file.metadata().ok()?.is_file().then_some(file)
 }

@@ -1,5 +1,7 @@
 //! The tests of `map_lines_in_order`: order, errors, and files read in blocks.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::*;
 
 /// The output of `input` through `map_lines_in_order` with a document function that
@@ -170,5 +172,43 @@ fn the_first_error_in_input_order_wins_and_no_output_file_is_left() {
             assert_eq!(error.as_deref(), Some("line 121: bad line: 'bad'"));
             assert!(out.is_empty(), "the output file is replaced only on success");
         }
+    }
+}
+
+/// A file that grows while it is read, its last line without LF when the run begins: the lines
+/// are those of the file before or after the growth, never a line split or lost.
+#[test]
+fn a_file_that_grows_while_read_loses_no_line() {
+    for chunk_bytes in [1, 3, 10, 64] {
+        let dir = tempfile::tempdir().unwrap();
+        let (source, path) = (dir.path().join("in"), dir.path().join("out"));
+        let head: String = (0..40).map(|i| format!("line{i}\n")).collect();
+        std::fs::write(&source, format!("{head}last-line-without-lf")).unwrap();
+        let mut reader = RecordReader::open(&source).unwrap();
+        let grown = AtomicBool::new(false);
+        let result = map_lines_in_order(
+            &mut reader,
+            || Output::create(&path),
+            Progress::new(true, "documents"),
+            Spread { threads: 2, chunk_bytes },
+            || {
+                |_: u64, text: &[u8], out: &mut Vec<u8>| {
+                    // Once the last line is taken: in blocks, before the blocks after it are read.
+                    if text.starts_with(b"last") && !grown.swap(true, Ordering::SeqCst) {
+                        let mut file =
+                            std::fs::OpenOptions::new().append(true).open(&source).unwrap();
+                        std::io::Write::write_all(&mut file, b"0000\nadded\n").unwrap();
+                    }
+                    out.extend_from_slice(text);
+                    out.push(b'\n');
+                    Ok(())
+                }
+            },
+        );
+        result.unwrap();
+        let out = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+        let before = format!("{head}last-line-without-lf\n");
+        let after = format!("{head}last-line-without-lf0000\nadded\n");
+        assert!(out == before || out == after, "blocks of {chunk_bytes} bytes: {out:?}");
     }
 }

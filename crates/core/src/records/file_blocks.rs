@@ -27,24 +27,15 @@ pub(crate) struct FileBlocks {
     /// The file as measured, mapped into memory (when the system could map it): the lines of
     /// a block that lie within it are read there, not copied ([`FileBlocks::mapped`]).
     map: Option<memmap2::Mmap>,
+    /// No byte at or past this position is read (`u64::MAX`: the last block reads on to the
+    /// end of the file, however far it has grown).
+    limit: u64,
 }
 
 impl FileBlocks {
     /// The blocks of `file` from `start` on (its length now decides how many there are), read
     /// in place in a map of the file where it can be made.
     pub(crate) fn new(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
-        FileBlocks::with_map(file, start, size, true)
-    }
-
-    /// [`FileBlocks::new`], the blocks always read into buffers: for a reader that lets each
-    /// block go once done. The pages of a map stay with the process as they are read (a map
-    /// of the whole file makes its resident memory the file's size, though the pages are the
-    /// system's cache of the file), where buffers in turn hold a few blocks at a time.
-    pub(crate) fn unmapped(file: File, start: u64, size: usize) -> io::Result<FileBlocks> {
-        FileBlocks::with_map(file, start, size, false)
-    }
-
-    fn with_map(file: File, start: u64, size: usize, map: bool) -> io::Result<FileBlocks> {
         let len = file.metadata()?.len();
         let size = size.max(1) as u64;
         let bytes = len.saturating_sub(start);
@@ -55,13 +46,20 @@ impl FileBlocks {
         // against (the read then ends the process with SIGBUS), as for any program that maps
         // its input; changes of its bytes in place change what is read, as with `read`.
         #[allow(unsafe_code)]
-        let map = if map && count > 1 { unsafe { memmap2::Mmap::map(&file) }.ok() } else { None };
-        Ok(FileBlocks { file, start, size, count, bytes, map })
+        let map = if count > 1 { unsafe { memmap2::Mmap::map(&file) }.ok() } else { None };
+        Ok(FileBlocks { file, start, size, count, bytes, map, limit: u64::MAX })
     }
 
-    /// The bytes of a block's range.
-    pub(crate) fn size(&self) -> usize {
-        self.size as usize
+    /// The blocks of the lines of `file` from `start` to `end`, which ends a line (or is
+    /// `start`): nothing at or past `end` is read, however the file grows. Read into buffers,
+    /// not found in a map: for a reader that lets each block go once done (the pages of a map
+    /// stay with the process as they are read, its resident memory growing to the file's
+    /// size, though they are the system's cache of the file).
+    pub(crate) fn lines_until(file: File, start: u64, end: u64, size: usize) -> FileBlocks {
+        let size = size.max(1) as u64;
+        let bytes = end.saturating_sub(start);
+        let count = usize::try_from(bytes.div_ceil(size)).unwrap_or(usize::MAX).max(1);
+        FileBlocks { file, start, size, count, bytes, map: None, limit: end }
     }
 
     pub(crate) fn count(&self) -> usize {
@@ -175,6 +173,7 @@ impl FileBlocks {
     /// Appends up to `want` bytes of the file from position `at` to `block`; returns how many
     /// (fewer only at the end of the file).
     fn append(&self, block: &mut Vec<u8>, at: u64, want: u64) -> io::Result<u64> {
+        let want = want.min(self.limit.saturating_sub(at));
         let filled = block.len();
         block.resize(filled + want as usize, 0);
         let mut got = 0;
