@@ -23,7 +23,7 @@ _sh__fingerprint() {
 
     case "${cmd}" in
         sh__fingerprint)
-            opts="-i -o -m -w -j -q -h -V --input --output --mode --keep-case --with-id --json --text-field --id-field --window --seed --df --max-df --df-floor --idf --max-tf --capacity --bits --threads --chunk-bytes --weighted --quiet --help --version"
+            opts="-i -o -m -w -j -q -h -V --input --output --mode --keep-case --with-id --json --text-field --id-field --window --seed --df --max-df --df-floor --idf --max-tf --min-kept --capacity --bits --threads --chunk-bytes --weighted --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -86,6 +86,10 @@ _sh__fingerprint() {
                     return 0
                     ;;
                 --max-tf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-kept)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

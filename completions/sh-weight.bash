@@ -23,7 +23,7 @@ _sh__weight() {
 
     case "${cmd}" in
         sh__weight)
-            opts="-i -o -j -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --weighted --capacity --threads --chunk-bytes --quiet --help --version"
+            opts="-i -o -j -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --min-kept --weighted --capacity --threads --chunk-bytes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,10 @@ _sh__weight() {
                     return 0
                     ;;
                 --max-tf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-kept)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -138,12 +138,12 @@ proptest! {
 
     /// sh-weight writes one line per input line with its id, whatever the rule (and the same on
     /// threads as on one); with --max-df
-    /// it keeps exactly the items at or below the fraction (all of them when none is left),
-    /// with --max-tf the first occurrences of each item only, and with --idf every item it
-    /// writes carries ln(N / df).
+    /// it keeps exactly the items at or below the fraction (all of them when none is left, or
+    /// fewer than --min-kept of them with no half of the document left out), with --max-tf the first occurrences of each item only,
+    /// and with --idf every item it writes carries ln(N / df).
     #[test]
     fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4,
-                                  chunk_bytes in 1u32..200) {
+                                  share in 0u32..=10, chunk_bytes in 1u32..200) {
         let dir = tempfile::tempdir().unwrap();
         let table = dir.path().join("df");
         run("sh-df", &["-o", path_str(&table)], docs.clone()).success();
@@ -156,20 +156,25 @@ proptest! {
         let f_text = f.to_string();
         let tf_text = max_tf.to_string();
         let default_tf = sh_weight::DEFAULT_MAX_TF;
-        // Each rule with the fraction, floor and occurrence limit that it means (0: none): --df
-        // alone is --max-df 0.02 --df-floor 50 --max-tf 8, and the floor of 50 and the limit of
-        // 8 hold unless others are given.
-        let rules: [(Vec<&str>, f64, f64, u32); 8] = [
-            (vec![], 0.02, 50.0, default_tf),
-            (vec!["--max-df", &f_text], f, 50.0, default_tf),
-            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf),
-            (vec!["--max-df", &f_text, "--df-floor", "2", "--max-tf", &tf_text], f, 2.0, max_tf),
-            (vec!["--idf"], 1.0, 0.0, default_tf),
-            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf),
-            (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf),
-            (vec!["--max-tf", &tf_text], 0.02, 50.0, max_tf),
+        let m = f64::from(share) / 10.0;
+        let m_text = m.to_string();
+        let default_m = sh_weight::DEFAULT_MIN_KEPT;
+        // Each rule with the fraction, floor, occurrence limit (0: none) and least share kept
+        // that it means: --df alone is --max-df 0.02 --df-floor 50 --max-tf 8 --min-kept 0.2,
+        // and the floor, the limit and the share hold unless others are given.
+        let rules: [(Vec<&str>, f64, f64, u32, f64); 10] = [
+            (vec![], 0.02, 50.0, default_tf, default_m),
+            (vec!["--max-df", &f_text], f, 50.0, default_tf, default_m),
+            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m),
+            (vec!["--max-df", &f_text, "--df-floor", "2", "--max-tf", &tf_text], f, 2.0, max_tf, default_m),
+            (vec!["--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m),
+            (vec!["--idf"], 1.0, 0.0, default_tf, default_m),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m),
+            (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf, default_m),
+            (vec!["--max-tf", &tf_text, "--min-kept", &m_text], 0.02, 50.0, max_tf, m),
         ];
-        for (args, max_df, floor, limit) in rules {
+        for (args, max_df, floor, limit, min_kept) in rules {
             let mut full = vec!["--df", path_str(&table), "-j", "1"];
             full.extend(args.iter().copied());
             let got = run("sh-weight", &full, docs.clone());
@@ -190,14 +195,26 @@ proptest! {
                 prop_assert_eq!(id_in, id_out);
                 let items: Vec<&str> = payload.split(' ').filter(|i| !i.is_empty()).collect();
                 let idf = args.contains(&"--idf");
-                let kept: Vec<&str> = first_occurrences(items.iter().copied()
-                    .filter(|i| df[i] <= (max_df * documents).floor().max(floor)), limit)
+                let table_keeps: Vec<&str> = items.iter().copied()
+                    .filter(|i| df[i] <= (max_df * documents).floor().max(floor))
+                    .collect();
+                // Too few kept, and no run of items left out in a row over half the document.
+                let longest_out = items.iter()
+                    .scan(0usize, |run, i| {
+                        *run = if df[i] <= (max_df * documents).floor().max(floor) { 0 } else { *run + 1 };
+                        Some(*run)
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let too_few = (table_keeps.len() as f64) < min_kept * items.len() as f64
+                    && 2 * longest_out <= items.len();
+                let kept: Vec<&str> = first_occurrences(table_keeps, limit)
                     .into_iter()
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
                     .collect();
                 let written: Vec<&str> = written.split(' ').filter(|i| !i.is_empty()).collect();
-                if kept.is_empty() {
-                    prop_assert_eq!(written, first_occurrences(items, limit), "all would go: all stay, as they came, {:?}", args);
+                if kept.is_empty() || too_few {
+                    prop_assert_eq!(written, first_occurrences(items, limit), "all or nearly all would go: all stay, as they came, {:?}", args);
                 } else if idf {
                     let expected: Vec<String> = kept.iter()
                         .map(|i| format!("{i}:{:.4}", (documents / df[i]).ln())).collect();
@@ -258,6 +275,32 @@ fn long_documents_keep_the_first_occurrences() {
             .map(|w| format!("{w}:0.6931"))
             .collect();
         assert_eq!(got.success(), want.join(" ") + "\n", "{} bytes, --idf", doc.len());
+    }
+}
+
+/// --min-kept: a copy of a common text, its few items kept scattered through it, keeps all its
+/// items; a page whose common text stands in a block beside a short text of its own keeps
+/// only that text, as it does when the share kept is at least F or F is 0.
+#[test]
+fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("df");
+    let common: Vec<String> = (0..20).map(|i| format!("c{i}")).collect();
+    let mut text = String::from("#documents\t1000\n");
+    for item in &common {
+        text += &format!("{item}\t900\n");
+    }
+    std::fs::write(&table, text).unwrap();
+    // 1 item of 21 kept (under 0.1): between two runs of 10 left out, or after one run of 20.
+    let copy = format!("{} own {}", common[..10].join(" "), common[10..].join(" "));
+    let page = format!("{} own", common.join(" "));
+    let input = format!("copy\t{copy}\npage\t{page}\n");
+    let df = path_str(&table);
+    let got = run("sh-weight", &["--df", df], input.clone());
+    assert_eq!(got.success(), format!("copy\t{copy}\npage\town\n"));
+    for args in [vec!["--df", df, "--min-kept", "0"], vec!["--df", df, "--min-kept", "0.04"]] {
+        let got = run("sh-weight", &args, input.clone());
+        assert_eq!(got.success(), "copy\town\npage\town\n", "{args:?}");
     }
 }
 
@@ -325,6 +368,10 @@ fn faults_in_tables_name_the_command_file_and_line() {
 fn bad_flags_are_usage_errors() {
     for fraction in ["0", "1.5", "-0.1", "x", "nan"] {
         let got = run("sh-weight", &["--df", "df", "--max-df", fraction], "");
+        got.failure(2, "sh-weight: error: invalid value");
+    }
+    for share in ["1.5", "-0.1", "x", "nan"] {
+        let got = run("sh-weight", &["--df", "df", "--min-kept", share], "");
         got.failure(2, "sh-weight: error: invalid value");
     }
     run("sh-weight", &[], "").failure(2, "sh-weight: error: the following required arguments");

@@ -28,7 +28,7 @@ struct Combo {
 const PLAIN: Combo =
     Combo { tokenize: &[], shingle: &[], hash: &[], weight: None, compute: &[], json: false };
 
-const COMBOS: [Combo; 8] = [
+const COMBOS: [Combo; 9] = [
     PLAIN,
     Combo { tokenize: &["--with-id"], shingle: &["-w", "3"], ..PLAIN },
     Combo {
@@ -57,6 +57,11 @@ const COMBOS: [Combo; 8] = [
         ..PLAIN
     },
     Combo { tokenize: &["--with-id", "-m", "alpha"], weight: Some(&["--df-floor", "1"]), ..PLAIN },
+    Combo {
+        tokenize: &["--with-id"],
+        weight: Some(&["--max-df", "0.2", "--df-floor", "0", "--min-kept", "0.6"]),
+        ..PLAIN
+    },
     Combo {
         tokenize: &["-m", "chars"],
         shingle: &["-w", "1"],
@@ -435,6 +440,6 @@ fn the_stages_flags_are_its_flags() {
             checked += 1;
         }
     }
-    // 15, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
-    assert_eq!(checked, 19, "the flags of the stages");
+    // 16, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
+    assert_eq!(checked, 20, "the flags of the stages");
 }

@@ -119,6 +119,7 @@ def parse_args(argv):
     p.add_argument("--df-floor", type=int, help="sh-weight --df-floor (with --df)")
     p.add_argument("--idf", action="store_true", help="sh-weight --idf (with --df)")
     p.add_argument("--max-tf", type=int, help="sh-weight --max-tf (with --df)")
+    p.add_argument("--min-kept", type=float, help="sh-weight --min-kept (with --df)")
     p.add_argument("--df-capacity", type=int, default=1000000,
                    help="sh-df --capacity: the most items in the table (with --df)")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
@@ -179,9 +180,9 @@ def parse_args(argv):
             p.error("need 0 <= K < B <= 64")
         p.error("need k < B <= 64, k = %d the k of each word's search (floor(K/%d) or --word-k)"
                 % (args.tables_k, args.bits // 64))
-    if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None) \
-            and not args.df:
-        p.error("--max-df, --df-floor, --idf and --max-tf go with --df")
+    if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None
+            or args.min_kept is not None) and not args.df:
+        p.error("--max-df, --df-floor, --idf, --max-tf and --min-kept go with --df")
     if args.df and args.input_format == "fingerprints":
         p.error("--df needs documents, not --input-format fingerprints")
     if args.min_size < 1:
@@ -584,6 +585,7 @@ def run(sc, args):
             weight_flags += ["--df-floor", str(args.df_floor)] if args.df_floor is not None else []
             weight_flags += ["--idf"] if args.idf else []
             weight_flags += ["--max-tf", str(args.max_tf)] if args.max_tf is not None else []
+            weight_flags += ["--min-kept", repr(args.min_kept)] if args.min_kept is not None else []
             broadcast = sc.broadcast(df_table)
             hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
         sc.setJobDescription("fingerprints")

@@ -101,6 +101,12 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = sh_weight::DEFAULT_MAX_TF, requires = "df")]
     pub max_tf: u32,
 
+    /// With --df, a document of which less than the fraction F of the items would be kept, none
+    /// of its halves left out whole, keeps them all
+    #[arg(long, value_name = "F", default_value_t = sh_weight::DEFAULT_MIN_KEPT,
+          value_parser = sh_weight::parse_share, allow_negative_numbers = true, requires = "df")]
+    pub min_kept: f64,
+
     /// With --df, hold at most N items of the table
     #[arg(long, value_name = "N", default_value_t = sh_df::DEFAULT_CAPACITY,
           value_parser = sh_df::parse_capacity, requires = "df")]

@@ -33,7 +33,8 @@ pub fn run(args: Args) -> Result<()> {
     };
     let table = match &args.df {
         Some(path) => {
-            let rule = Rule::from_flags(args.max_df, args.df_floor, args.idf, args.max_tf);
+            let rule =
+                Rule::from_flags(args.max_df, args.df_floor, args.idf, args.max_tf, args.min_kept);
             let weights = Weights::load(path, rule, args.capacity)?;
             Some(Table { path: path.clone(), weights })
         }

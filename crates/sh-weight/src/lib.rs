@@ -17,8 +17,22 @@ pub use items::Repeats;
 pub use weights::{Rule, Weights};
 
 /// What `--df` alone does: chosen from the evaluation in docs/QUALITY.md.
-pub const DEFAULT_RULE: Rule =
-    Rule { max_df: Some(0.02), floor: DEFAULT_FLOOR, idf: false, max_tf: Some(DEFAULT_MAX_TF) };
+pub const DEFAULT_RULE: Rule = Rule {
+    max_df: Some(0.02),
+    floor: DEFAULT_FLOOR,
+    idf: false,
+    max_tf: Some(DEFAULT_MAX_TF),
+    min_kept: DEFAULT_MIN_KEPT,
+};
+
+/// `--min-kept` when not given: a document of which the table would keep less than this
+/// fraction of the items, the items left out running through it rather than in blocks, keeps
+/// them all. Each member of a family of near duplicates larger than the floor and the --max-df
+/// share of the corpus is made of items that the table leaves out, but for the few its edits
+/// made; without this rule those few would be its fingerprint, and the family would not be
+/// found (docs/QUALITY.md, "Large families": 0.1 and 0.2 found the same families, 0.2 lost
+/// more on the licenses and Chinese text).
+pub const DEFAULT_MIN_KEPT: f64 = 0.1;
 
 /// `--max-tf` when not given: an item counts at most this many times in one document. A
 /// document that repeats one item hundreds of times (a hex dump, a table of one row pattern)
@@ -62,7 +76,14 @@ alike, 8 a little better than the others on Chinese text.
 
 A document whose every item would be left out keeps all its items, as they came (up to --max-tf \
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
-gets the fingerprint of that text, so such pages match each other instead of vanishing.
+gets the fingerprint of that text, so such pages match each other instead of vanishing. So does \
+a document of which less than --min-kept F of the items (default 0.1; 0 turns this off) would be \
+kept, when no run of items left out in a row covers half of it: a copy of a text that many \
+documents copy (a family of near duplicates larger than the floor and F of the corpus), whose \
+few items kept are its edits, scattered through the common text. Without this it would keep only \
+its edits, and the family would not be found. A page whose own text is short beside its \
+site's navigation, headers and footers, where the items left out stand in blocks, is not kept \
+whole.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.
@@ -101,6 +122,11 @@ pub struct Args {
     /// Keep at most N occurrences of an item in one document (0: every occurrence)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TF)]
     pub max_tf: u32,
+    /// A document of which less than the fraction F of the items would be kept, none of its
+    /// halves left out whole, keeps them all
+    #[arg(long, value_name = "F", default_value_t = DEFAULT_MIN_KEPT, value_parser = parse_share,
+          allow_negative_numbers = true)]
+    pub min_kept: f64,
 
     /// Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)
     #[arg(long)]
@@ -132,6 +158,14 @@ pub fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
+/// `--min-kept F`: a fraction from 0 to 1.
+pub fn parse_share(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("'{text}' is not a fraction from 0 to 1")),
+    }
+}
+
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "sh-df < hashes > df; sh-weight --df df < hashes | sh-compute > fingerprints",
@@ -150,7 +184,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 impl Args {
     /// The rule the flags ask for.
     pub fn rule(&self) -> Rule {
-        Rule::from_flags(self.max_df, self.df_floor, self.idf, self.max_tf)
+        Rule::from_flags(self.max_df, self.df_floor, self.idf, self.max_tf, self.min_kept)
     }
 }
 

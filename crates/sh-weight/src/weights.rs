@@ -23,17 +23,27 @@ pub struct Rule {
     /// Leave out the occurrences of an item after this many in one document (`None`: keep
     /// them all).
     pub max_tf: Option<u32>,
+    /// A document of which the table would keep less than this fraction of the items keeps
+    /// them all: it is made of text that many documents share, such as a member of a large
+    /// family of near duplicates (0: only a document of which none would be kept).
+    pub min_kept: f64,
 }
 
 impl Rule {
-    /// The rule of the flags --max-df, --df-floor, --idf and --max-tf (0: no limit): with
-    /// neither --max-df nor --idf, the default rule with the floor given.
-    pub fn from_flags(max_df: Option<f64>, floor: u64, idf: bool, max_tf: u32) -> Rule {
+    /// The rule of the flags --max-df, --df-floor, --idf, --max-tf (0: no limit) and
+    /// --min-kept: with neither --max-df nor --idf, the default rule with the others given.
+    pub fn from_flags(
+        max_df: Option<f64>,
+        floor: u64,
+        idf: bool,
+        max_tf: u32,
+        min_kept: f64,
+    ) -> Rule {
         let max_tf = (max_tf > 0).then_some(max_tf);
         if max_df.is_none() && !idf {
-            Rule { floor, max_tf, ..crate::DEFAULT_RULE }
+            Rule { floor, max_tf, min_kept, ..crate::DEFAULT_RULE }
         } else {
-            Rule { max_df, floor, idf, max_tf }
+            Rule { max_df, floor, idf, max_tf, min_kept }
         }
     }
 }
@@ -103,14 +113,18 @@ impl Weights {
     ) -> Result<()> {
         let hasher = self.items.hasher();
         let mut kept = false;
-        match self.rule.max_tf {
+        let share = match self.rule.max_tf {
             Some(max) if payload.len() <= TWO_PASSES_UP_TO => {
                 // The items that the table keeps first, then those within --max-tf.
                 repeats.start(payload.len());
-                self.table_keeps(payload, weighted, line, |found| repeats.note(found))?;
-                repeats.within_limit(payload, hasher, max, |found| {
-                    self.push_kept(out, &mut kept, payload, found);
-                });
+                let share =
+                    self.table_keeps(payload, weighted, line, |found| repeats.note(found))?;
+                if !share.too_small(self.rule.min_kept) {
+                    repeats.within_limit(payload, hasher, max, |found| {
+                        self.push_kept(out, &mut kept, payload, found);
+                    });
+                }
+                share
             }
             max => {
                 repeats.clear();
@@ -120,13 +134,14 @@ impl Weights {
                     if !max.is_some_and(over) {
                         self.push_kept(out, &mut kept, payload, &found);
                     }
-                })?;
+                })?
             }
-        }
-        if !kept {
-            // Nothing would be left: the document keeps all its items, as they came, so that
-            // documents made only of common text still match each other.
+        };
+        if !kept || share.too_small(self.rule.min_kept) {
+            // Nothing, or too little, would be left: the document keeps all its items, as they
+            // came, so that documents made (nearly) only of common text still match each other.
             out.clear();
+            kept = false;
             repeats.clear();
             for item in items(payload) {
                 let key =
@@ -143,7 +158,8 @@ impl Weights {
     }
 
     /// Hands `keep` each item of `payload` that the table keeps, in order, hashed once (for
-    /// both the table and the count of repeats); bad input is an error on `line`.
+    /// both the table and the count of repeats), and tells how many of how many that was; bad
+    /// input is an error on `line`.
     #[inline]
     fn table_keeps(
         &self,
@@ -151,9 +167,12 @@ impl Weights {
         weighted: bool,
         line: u64,
         mut keep: impl FnMut(Found),
-    ) -> Result<()> {
+    ) -> Result<Share> {
         let hasher = self.items.hasher();
+        let mut share = Share { kept: 0, all: 0, longest_out: 0 };
+        let mut out_run = 0;
         for item in items(payload) {
+            share.all += 1;
             let (key, weight) = if weighted {
                 let (key, weight) = split_weight(item)
                     .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
@@ -166,13 +185,17 @@ impl Weights {
             let hash = hasher.hash(key);
             let count = self.items.get(hash, key);
             if count.is_some_and(|count| count > self.drop_above) {
+                out_run += 1;
+                share.longest_out = share.longest_out.max(out_run);
                 continue;
             }
+            out_run = 0;
+            share.kept += 1;
             let start = item.as_ptr() as usize - payload.as_ptr() as usize;
             let (len, key_len) = (item.len(), key.len());
             keep(Found { start, len, key_len, hash, count, weight });
         }
-        Ok(())
+        Ok(share)
     }
 
     /// Writes a kept item of `payload` to `out`, weighted when the rule weighs; `kept`: whether
@@ -196,6 +219,26 @@ impl Weights {
             out.truncate(start);
             *kept = start > 0;
         }
+    }
+}
+
+/// How many of a document's items (occurrences, before --max-tf) the table keeps, and the
+/// longest run of items in a row that it leaves out.
+#[derive(Debug, Clone, Copy)]
+struct Share {
+    kept: usize,
+    all: usize,
+    longest_out: usize,
+}
+
+impl Share {
+    /// Whether the table keeps less than the fraction `min_kept` of the items, and leaves out
+    /// none of the document's halves whole: the common text runs through the document, broken
+    /// by the few items kept (a copy of a text that many documents copy, with its edits),
+    /// rather than standing in blocks beside a short text of the document's own (a page
+    /// within its site's navigation, headers and footers).
+    fn too_small(self, min_kept: f64) -> bool {
+        (self.kept as f64) < min_kept * self.all as f64 && 2 * self.longest_out <= self.all
     }
 }
 
