@@ -15,7 +15,7 @@ BOILER_RECALL = 0.97
 # table: expected per million random fingerprints 2 at K 6, 141 at K 8, 5,000 at K 10).
 MAX_DEFAULT_K = 10
 SETS_LABEL = {"synthetic": "synthetic", "licenses": "licenses", "cjk": "cjk",
-              "realpages-2": "real pages 2%", "realpages-5": "real pages 5%"}
+              "realpages-2": "real pages 2%", "realpages-5": "real pages 5%", "families": "families"}
 
 
 def write(run, report, results, windows, variants, thresholds):

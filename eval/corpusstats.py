@@ -28,7 +28,7 @@ import types
 import corpusreport
 import evaluate
 
-SETS = ["synthetic", "licenses", "cjk", "realpages-2", "realpages-5"]
+SETS = ["synthetic", "licenses", "cjk", "realpages-2", "realpages-5", "families"]
 WINDOWS = [2, 3, 4]
 MAX_K = 12
 # name: the flags of sh-weight (None: the plain pipeline, no sh-weight)
@@ -39,6 +39,11 @@ MAX_K = 12
 VARIANTS = {
     "plain": None,
     "--df alone": [],
+    # --min-kept F: a document of which the table keeps less than F of the items, none of its
+    # halves left out whole, keeps them all (sh-weight's default: 0.1; 0 only when it keeps none).
+    "--df alone, min-kept 0": ["--min-kept", "0"],
+    "--df alone, min-kept 0.2": ["--min-kept", "0.2"],
+    "--df alone, min-kept 0.3": ["--min-kept", "0.3"],
     "max-df 0.01": ["--max-df", "0.01", "--df-floor", "0", "--max-tf", "0"],
     "max-df 0.02": ["--max-df", "0.02", "--df-floor", "0", "--max-tf", "0"],
     "max-df 0.05": ["--max-df", "0.05", "--df-floor", "0", "--max-tf", "0"],
@@ -100,7 +105,9 @@ def python_weights(table, flags, source, target):
     ITEM:ln(N/df) with four decimals (an item not in the table weighs as the rarest; one
     rounding to 0 is left out); neither: --max-df 0.02; --max-tf N (8 unless given, 0: no
     limit) keeps the first N occurrences of an item in a document; a document whose every item
-    would go keeps all of them (up to N occurrences each)."""
+    would go, or of which the table keeps less than --min-kept F of the items (0.1 unless
+    given) while no run of items left out in a row covers half of it, keeps all of them (up to
+    N occurrences each)."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
@@ -110,6 +117,7 @@ def python_weights(table, flags, source, target):
     limit = max(max_df * n, floor) if max_df is not None else math.inf
     max_tf = int(flags[flags.index("--max-tf") + 1]) if "--max-tf" in flags else 8
     max_tf = max_tf or math.inf
+    min_kept = float(flags[flags.index("--min-kept") + 1]) if "--min-kept" in flags else 0.1
 
     def capped(items):
         seen = {}
@@ -123,8 +131,13 @@ def python_weights(table, flags, source, target):
             line = line.rstrip("\n")
             doc_id, tab, payload = line.rpartition("\t")
             items = payload.split()
+            table_kept = [item for item in items if df.get(item, rarest) <= limit]
+            run = longest_out = 0
+            for item in items:
+                run = 0 if df.get(item, rarest) <= limit else run + 1
+                longest_out = max(longest_out, run)
             kept = []
-            for item in capped(item for item in items if df.get(item, rarest) <= limit):
+            for item in capped(table_kept):
                 count = df.get(item, rarest)
                 if idf:
                     weight = round(math.log(n / count), 4)
@@ -133,7 +146,7 @@ def python_weights(table, flags, source, target):
                     kept.append(f"{item}:{weight:.4f}")
                 else:
                     kept.append(item)
-            if not kept:
+            if not kept or (len(table_kept) < min_kept * len(items) and 2 * longest_out <= len(items)):
                 kept = list(capped(items))
             out.write(doc_id + tab + " ".join(kept) + "\n")
 

@@ -89,6 +89,7 @@ def main():
     make_licenses(os.path.join(args.out, "licenses"), args.licenses)
     chinese = read_manpages(args.manpages)
     make_synthetic(os.path.join(args.out, "cjk"), chinese, args.cjk_bases, args.seed, language="zh")
+    make_families(os.path.join(args.out, "families"), english, args.seed)
 
 
 # --- reading the raw data ------------------------------------------------------------------
@@ -290,6 +291,64 @@ def make_synthetic(out, docs, wanted, seed, language):
         "size_unit": "words" if language == "en" else "CJK characters and other words",
     }
     write_meta(out, meta)
+
+
+# Families of near duplicates of many sizes: for each size, two bases with that many copies.
+# The largest are beyond both the --df-floor (50) and 2% of the set's documents, so that the
+# text each family shares is what corpus statistics would leave out as common.
+FAMILY_COPIES = [3, 6, 12, 25, 50, 75, 100, 150]
+FAMILY_EDIT_RATES = [0.01, 0.02, 0.05]
+FAMILY_NEGATIVES = 2500
+
+
+def make_families(out, docs, seed):
+    """English documents, FAMILY_NEGATIVES of them alone and two bases for each size in
+    FAMILY_COPIES with that many copies, each copy with word edits at a rate drawn from
+    FAMILY_EDIT_RATES. Categories: the copies of the "small" families (up to 25 copies) and of
+    the "large" ones (50 and more)."""
+    rng = random.Random(seed + 7)
+    docs = [(i, t) for i, t in docs if size(t, "en") >= 20]
+    docs, dropped = drop_near_duplicates(docs, "en")
+    long_enough = [d for d in docs if size(d[1], "en") >= 100]
+    bases = rng.sample(long_enough, 2 * len(FAMILY_COPIES))
+    base_ids = {i for i, _ in bases}
+    negatives = rng.sample([d for d in docs if d[0] not in base_ids], FAMILY_NEGATIVES)
+    vocabulary = [u for _, text in bases for u in units(text, "en") if u and editable(u, "en")]
+    rows, labels, categories = [], [], []
+    for n, (doc_id, text) in enumerate(bases):
+        copies = FAMILY_COPIES[n // 2]
+        category = "small" if copies <= 25 else "large"
+        rows.append((doc_id, text))
+        labels.append((doc_id, doc_id))
+        categories.append((doc_id, "base"))
+        for c in range(copies):
+            copy_id = f"{doc_id}#{c}"
+            rows.append((copy_id, edit_units(text, rng.choice(FAMILY_EDIT_RATES), vocabulary, rng, "en")))
+            labels.append((copy_id, doc_id))
+            categories.append((copy_id, category))
+    for doc_id, text in negatives:
+        rows.append((doc_id, text))
+        categories.append((doc_id, "negative"))
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    os.makedirs(out, exist_ok=True)
+    write_tsv(os.path.join(out, "docs.tsv"), [rows[k] for k in order])
+    write_tsv(os.path.join(out, "gold.tsv"), labels)
+    write_tsv(os.path.join(out, "categories.tsv"), categories)
+    write_meta(out, {
+        "kind": "synthetic",
+        "language": "en",
+        "gold_format": "labels",
+        "categories": ["small", "large"],
+        "bases": len(bases),
+        "negatives": len(negatives),
+        "documents": len(rows),
+        "family_copies": FAMILY_COPIES,
+        "edit_rates": FAMILY_EDIT_RATES,
+        "corpus_near_duplicates_dropped": dropped,
+        "median_size": sorted(size(t, "en") for _, t in bases)[len(bases) // 2],
+        "size_unit": "words",
+    })
 
 
 # --- the license set -----------------------------------------------------------------------

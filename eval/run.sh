@@ -5,9 +5,11 @@
 # the npm package spdx-license-list), makes the evaluation sets, then
 #   1. eval/evaluate.py: sweeps every tokenizer mode, shingle window 2-8 and K 0-10 of the
 #      plain pipeline on the synthetic, license and Chinese sets, MinHash LSH beside;
-#   2. eval/corpusstats.py: on those sets and the real pages (2% and 5% edits), windows 2-4,
-#      the plain pipeline and every variant of corpus statistics (sh-df, sh-weight), K 0-12,
-#      MinHash LSH (datasketch and rensa) beside;
+#   2. eval/corpusstats.py: on those sets, the real pages (2% and 5% edits) and the families
+#      (near duplicates in families of 3 to 150 copies), windows 2-4, the plain pipeline and
+#      every variant of corpus statistics (sh-df, sh-weight), K 0-12, MinHash LSH (datasketch
+#      and rensa) beside; then eval/minkept.py: the recommended pipeline with sh-weight's
+#      --min-kept 0, 0.1, 0.2 and 0.3 on every set (eval/work/minkept-report.md);
 #   3. (optional, --wide or --wide-only) eval/wide.py, then eval/byterule.py (sh-pairs'
 #      --word-bytes against --word-k alone, eval/work/byterule-report.txt): wide fingerprints
 #      (issue #12): widths 64,
@@ -115,6 +117,7 @@ if ! $wide_only; then
     # SH_STATS_BIN: where sh-df and sh-weight are, when not beside the others (default: they are).
     "$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
         --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
+    $reuse || "$python" eval/minkept.py --sets "$work/sets" --bin "$bin" --out "$work/minkept-report.md"
 fi
 
 if $wide; then
