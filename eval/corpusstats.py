@@ -39,8 +39,9 @@ MAX_K = 12
 VARIANTS = {
     "plain": None,
     "--df alone": [],
-    # --min-kept F: a document of which the table keeps less than F of the items, none of its
-    # halves left out whole, keeps them all (sh-weight's default: 0.1; 0 only when it keeps none).
+    # --min-kept F: a document of which the table keeps less than F of the items, and no run of
+    # items left out over half of it, keeps them all (sh-weight's default: 0.1; 0 only when it
+    # keeps none).
     "--df alone, min-kept 0": ["--min-kept", "0"],
     "--df alone, min-kept 0.2": ["--min-kept", "0.2"],
     "--df alone, min-kept 0.3": ["--min-kept", "0.3"],
@@ -106,7 +107,7 @@ def python_weights(table, flags, source, target):
     rounding to 0 is left out); neither: --max-df 0.02; --max-tf N (8 unless given, 0: no
     limit) keeps the first N occurrences of an item in a document; a document whose every item
     would go, or of which the table keeps less than --min-kept F of the items (0.1 unless
-    given) while no run of items left out in a row covers half of it, keeps all of them (up to
+    given) while no run of items left out in a row covers more than half of it, keeps all of them (up to
     N occurrences each)."""
     n, df = read_table(table)
     idf = "--idf" in flags

@@ -160,7 +160,7 @@ proptest! {
         let m_text = m.to_string();
         let default_m = sh_weight::DEFAULT_MIN_KEPT;
         // Each rule with the fraction, floor, occurrence limit (0: none) and least share kept
-        // that it means: --df alone is --max-df 0.02 --df-floor 50 --max-tf 8 --min-kept 0.2,
+        // that it means: --df alone is --max-df 0.02 --df-floor 50 --max-tf 8 --min-kept 0.1,
         // and the floor, the limit and the share hold unless others are given.
         let rules: [(Vec<&str>, f64, f64, u32, f64); 10] = [
             (vec![], 0.02, 50.0, default_tf, default_m),
@@ -172,7 +172,7 @@ proptest! {
             (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m),
             (vec!["--idf", "--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m),
             (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf, default_m),
-            (vec!["--max-tf", &tf_text, "--min-kept", &m_text], 0.02, 50.0, max_tf, m),
+            (vec!["--max-df", &f_text, "--df-floor", "0", "--max-tf", &tf_text, "--min-kept", &m_text], f, 0.0, max_tf, m),
         ];
         for (args, max_df, floor, limit, min_kept) in rules {
             let mut full = vec!["--df", path_str(&table), "-j", "1"];
@@ -212,6 +212,9 @@ proptest! {
                     .into_iter()
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
                     .collect();
+                // Items joined by single spaces, none before the first or after the last.
+                prop_assert!(!written.starts_with(' ') && !written.ends_with(' ') && !written.contains("  "),
+                             "spaces in {:?}, {:?}", written, args);
                 let written: Vec<&str> = written.split(' ').filter(|i| !i.is_empty()).collect();
                 if kept.is_empty() || too_few {
                     prop_assert_eq!(written, first_occurrences(items, limit), "all or nearly all would go: all stay, as they came, {:?}", args);
@@ -296,8 +299,12 @@ fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
     let page = format!("{} own", common.join(" "));
     let input = format!("copy\t{copy}\npage\t{page}\n");
     let df = path_str(&table);
-    let got = run("sh-weight", &["--df", df], input.clone());
-    assert_eq!(got.success(), format!("copy\t{copy}\npage\town\n"));
+    // Both ways of weighing: in two passes (--max-tf), and in one (--max-tf 0), where the
+    // items kept are written before the rule is known to apply.
+    for tf in ["8", "0"] {
+        let got = run("sh-weight", &["--df", df, "--max-tf", tf], input.clone());
+        assert_eq!(got.success(), format!("copy\t{copy}\npage\town\n"), "--max-tf {tf}");
+    }
     for args in [vec!["--df", df, "--min-kept", "0"], vec!["--df", df, "--min-kept", "0.04"]] {
         let got = run("sh-weight", &args, input.clone());
         assert_eq!(got.success(), "copy\town\npage\town\n", "{args:?}");

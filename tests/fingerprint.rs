@@ -59,7 +59,7 @@ const COMBOS: [Combo; 9] = [
     Combo { tokenize: &["--with-id", "-m", "alpha"], weight: Some(&["--df-floor", "1"]), ..PLAIN },
     Combo {
         tokenize: &["--with-id"],
-        weight: Some(&["--max-df", "0.2", "--df-floor", "0", "--min-kept", "0.6"]),
+        weight: Some(&["--max-df", "0.2", "--df-floor", "0", "--min-kept", "1"]),
         ..PLAIN
     },
     Combo {
@@ -442,4 +442,42 @@ fn the_stages_flags_are_its_flags() {
     }
     // 16, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
     assert_eq!(checked, 20, "the flags of the stages");
+}
+
+/// --min-kept reaches the weighing: on a family of 60 copies of one text (each with an edit
+/// in its middle) among 40 other documents, the default keeps each copy whole and --min-kept 0
+/// keeps only its edit, and either way sh-fingerprint writes what the stages write.
+#[test]
+fn min_kept_is_passed_to_the_weighing() {
+    let text: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+    let mut input = String::new();
+    for copy in 0..60 {
+        let mut words = text.clone();
+        words[20] = format!("edit{copy}");
+        input += &words.join(" ");
+        input.push('\n');
+    }
+    for other in 0..40 {
+        let words: Vec<String> = (0..40).map(|i| format!("o{other}x{i}")).collect();
+        input += &words.join(" ");
+        input.push('\n');
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut outputs = Vec::new();
+    for weight in [&[][..], &["--min-kept", "0"][..]] {
+        let combo = Combo { weight: Some(weight), ..PLAIN };
+        let staged = pipeline(&combo, input.as_bytes(), dir.path());
+        assert_eq!(fused(&combo, input.as_bytes(), dir.path(), &[]), staged, "{weight:?}");
+        assert_eq!(staged.code, Some(0));
+        outputs.push(staged.stdout);
+    }
+    assert_ne!(outputs[0], outputs[1], "the rule changes the copies' fingerprints");
+    // With the rule the copies, kept whole, lie close together: the first two are nearer
+    // than without it.
+    let first_two = |out: &str| {
+        let fps: Vec<u64> =
+            out.split("\\n").take(2).map(|l| l.parse().expect("a 64-bit fingerprint")).collect();
+        (fps[0] ^ fps[1]).count_ones()
+    };
+    assert!(first_two(&outputs[0]) < first_two(&outputs[1]), "{outputs:?}");
 }

@@ -77,13 +77,15 @@ alike, 8 a little better than the others on Chinese text.
 A document whose every item would be left out keeps all its items, as they came (up to --max-tf \
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
 gets the fingerprint of that text, so such pages match each other instead of vanishing. So does \
-a document of which less than --min-kept F of the items (default 0.1; 0 turns this off) would be \
-kept, when no run of items left out in a row covers half of it: a copy of a text that many \
-documents copy (a family of near duplicates larger than the floor and F of the corpus), whose \
-few items kept are its edits, scattered through the common text. Without this it would keep only \
-its edits, and the family would not be found. A page whose own text is short beside its \
-site's navigation, headers and footers, where the items left out stand in blocks, is not kept \
-whole.
+a document of which --max-df and the floor would keep less than --min-kept F of the items \
+(occurrences, counted before --max-tf; default 0.1; 0 turns this off), when no run of items left \
+out in a row covers more than half of it: a copy of a text that many documents copy (a family of \
+near duplicates larger than the floor and --max-df's share of the corpus), whose few items kept \
+are its edits, scattered through the common text. Without this it would keep only its edits, and \
+the family would not be found. A page whose own text is short beside one block of its site's \
+navigation covering more than half of it keeps only its own text; a page whose common text comes \
+in several smaller blocks is kept whole. With --idf alone no item is left out by the table, so \
+this never applies.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.
@@ -122,8 +124,8 @@ pub struct Args {
     /// Keep at most N occurrences of an item in one document (0: every occurrence)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TF)]
     pub max_tf: u32,
-    /// A document of which less than the fraction F of the items would be kept, none of its
-    /// halves left out whole, keeps them all
+    /// A document of which less than the fraction F of the items would be kept, and no run of
+    /// items left out over half of it, keeps them all
     #[arg(long, value_name = "F", default_value_t = DEFAULT_MIN_KEPT, value_parser = parse_share,
           allow_negative_numbers = true)]
     pub min_kept: f64,

@@ -23,9 +23,10 @@ pub struct Rule {
     /// Leave out the occurrences of an item after this many in one document (`None`: keep
     /// them all).
     pub max_tf: Option<u32>,
-    /// A document of which the table would keep less than this fraction of the items keeps
-    /// them all: it is made of text that many documents share, such as a member of a large
-    /// family of near duplicates (0: only a document of which none would be kept).
+    /// A document of which the table would keep less than this fraction of the items, with no
+    /// run of items left out in a row over half of it, keeps them all: it is made of text that
+    /// many documents share, such as a member of a large family of near duplicates (0: only a
+    /// document of which none would be kept).
     pub min_kept: f64,
 }
 
@@ -100,8 +101,8 @@ impl Weights {
     }
 
     /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
-    /// when it would keep none, every item as it is (up to the rule's --max-tf occurrences
-    /// each). `weighted`: items are `ITEM:WEIGHT`. `repeats`: scratch, reused from call to
+    /// when it would keep none, or too few ([`Share::too_small`]), every item as it is (up to
+    /// the rule's --max-tf occurrences each). `weighted`: items are `ITEM:WEIGHT`. `repeats`: scratch, reused from call to
     /// call.
     pub fn apply(
         &self,
@@ -233,7 +234,7 @@ struct Share {
 
 impl Share {
     /// Whether the table keeps less than the fraction `min_kept` of the items, and leaves out
-    /// none of the document's halves whole: the common text runs through the document, broken
+    /// no run of items in a row over half of the document: the common text runs through it, broken
     /// by the few items kept (a copy of a text that many documents copy, with its edits),
     /// rather than standing in blocks beside a short text of the document's own (a page
     /// within its site's navigation, headers and footers).
