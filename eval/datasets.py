@@ -272,12 +272,7 @@ def make_synthetic(out, docs, wanted, seed, language):
     for doc_id, text in negatives:
         rows.append((doc_id, text))
         categories.append((doc_id, "negative"))
-    # Documents in a random order, so that a family does not sit together in the input.
-    order = list(range(len(rows)))
-    rng.shuffle(order)
-    write_tsv(os.path.join(out, "docs.tsv"), [rows[k] for k in order])
-    write_tsv(os.path.join(out, "gold.tsv"), labels)
-    write_tsv(os.path.join(out, "categories.tsv"), categories)
+    write_set(out, rows, labels, categories, rng)
     meta = {
         "kind": "synthetic",
         "language": language,
@@ -329,12 +324,7 @@ def make_families(out, docs, seed):
     for doc_id, text in negatives:
         rows.append((doc_id, text))
         categories.append((doc_id, "negative"))
-    order = list(range(len(rows)))
-    rng.shuffle(order)
-    os.makedirs(out, exist_ok=True)
-    write_tsv(os.path.join(out, "docs.tsv"), [rows[k] for k in order])
-    write_tsv(os.path.join(out, "gold.tsv"), labels)
-    write_tsv(os.path.join(out, "categories.tsv"), categories)
+    write_set(out, rows, labels, categories, rng)
     write_meta(out, {
         "kind": "synthetic",
         "language": "en",
@@ -406,6 +396,17 @@ def make_licenses(out, package):
 
 
 # --- output --------------------------------------------------------------------------------
+
+
+def write_set(out, rows, labels, categories, rng):
+    """A set's files in `out`: docs.tsv (the documents in an order shuffled by `rng`, so that
+    a family does not sit together in the input), gold.tsv and categories.tsv."""
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    os.makedirs(out, exist_ok=True)
+    write_tsv(os.path.join(out, "docs.tsv"), [rows[k] for k in order])
+    write_tsv(os.path.join(out, "gold.tsv"), labels)
+    write_tsv(os.path.join(out, "categories.tsv"), categories)
 
 
 def write_tsv(path, rows):

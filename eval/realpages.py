@@ -42,7 +42,7 @@ import sys
 
 from collections import Counter, defaultdict
 
-from datasets import edit_units, shingle_set, write_meta, write_tsv
+from datasets import edit_units, shingle_set, write_meta, write_set
 
 RATES = [0.02, 0.05]
 MIN_MAIN_WORDS = 50
@@ -227,12 +227,7 @@ def make_set(out, pages_by_source, rate, seed, versions, dropped):
             "main_share": round(sum(main_words) / max(1, sum(words)), 3),
             **dropped[source],
         }
-    order = list(range(len(rows)))
-    random.Random(f"{seed}-order-{rate}").shuffle(order)
-    os.makedirs(out, exist_ok=True)
-    write_tsv(os.path.join(out, "docs.tsv"), [rows[k] for k in order])
-    write_tsv(os.path.join(out, "gold.tsv"), labels)
-    write_tsv(os.path.join(out, "categories.tsv"), categories)
+    write_set(out, rows, labels, categories, random.Random(f"{seed}-order-{rate}"))
     write_meta(out, {
         "kind": "realpages",
         "language": "en",
