@@ -39,9 +39,9 @@ MAX_K = 12
 VARIANTS = {
     "plain": None,
     "--df alone": [],
-    # --min-kept F: a document of which the table keeps less than F of the items, and no run of
-    # items left out over half of it, keeps them all (sh-weight's default: 0.1; 0 only when it
-    # keeps none).
+    # --min-kept F: a document of which the table keeps less than F of the items (outside a run
+    # of items left out over half of it, where there is one) keeps them all (sh-weight's
+    # default: 0.1; 0 only when it keeps none).
     "--df alone, min-kept 0": ["--min-kept", "0"],
     "--df alone, min-kept 0.2": ["--min-kept", "0.2"],
     "--df alone, min-kept 0.3": ["--min-kept", "0.3"],
@@ -107,8 +107,8 @@ def python_weights(table, flags, source, target):
     rounding to 0 is left out); neither: --max-df 0.02; --max-tf N (8 unless given, 0: no
     limit) keeps the first N occurrences of an item in a document; a document whose every item
     would go, or of which the table keeps less than --min-kept F of the items (0.1 unless
-    given) while no run of items left out in a row covers more than half of it, keeps all of them (up to
-    N occurrences each)."""
+    given; counted outside the longest run of items left out in a row when that run covers more
+    than half of the document), keeps all of them (up to N occurrences each)."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
@@ -147,7 +147,8 @@ def python_weights(table, flags, source, target):
                     kept.append(f"{item}:{weight:.4f}")
                 else:
                     kept.append(item)
-            if not kept or (len(table_kept) < min_kept * len(items) and 2 * longest_out <= len(items)):
+            counted = len(items) - longest_out if 2 * longest_out > len(items) else len(items)
+            if not kept or len(table_kept) < min_kept * counted:
                 kept = list(capped(items))
             out.write(doc_id + tab + " ".join(kept) + "\n")
 

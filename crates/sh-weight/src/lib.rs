@@ -26,12 +26,13 @@ pub const DEFAULT_RULE: Rule = Rule {
 };
 
 /// `--min-kept` when not given: a document of which the table would keep less than this
-/// fraction of the items, the items left out running through it rather than in blocks, keeps
-/// them all. Each member of a family of near duplicates larger than the floor and the --max-df
-/// share of the corpus is made of items that the table leaves out, but for the few its edits
-/// made; without this rule those few would be its fingerprint, and the family would not be
-/// found (docs/QUALITY.md, "Large families": 0.1 and 0.2 found the same families, 0.2 lost
-/// more on the licenses and Chinese text).
+/// fraction of the items (of those outside its longest run of items left out, when that run
+/// covers more than half of it) keeps them all. Each member of a family of near duplicates
+/// larger than the floor and the --max-df share of the corpus is made of items that the table
+/// leaves out, but for the few its edits made; without this rule those few would be its
+/// fingerprint, and the family would not be found (docs/QUALITY.md, "Large families": 0.1,
+/// 0.2 and 0.3 found nearly the same families, 0.2 and 0.3 lost more on the licenses and
+/// Chinese text).
 pub const DEFAULT_MIN_KEPT: f64 = 0.1;
 
 /// `--max-tf` when not given: an item counts at most this many times in one document. A
@@ -78,14 +79,16 @@ A document whose every item would be left out keeps all its items, as they came 
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
 gets the fingerprint of that text, so such pages match each other instead of vanishing. So does \
 a document of which --max-df and the floor would keep less than --min-kept F of the items \
-(occurrences, counted before --max-tf; default 0.1; 0 turns this off), when no run of items left \
-out in a row covers more than half of it: a copy of a text that many documents copy (a family of \
-near duplicates larger than the floor and --max-df's share of the corpus), whose few items kept \
-are its edits, scattered through the common text. Without this it would keep only its edits, and \
-the family would not be found. A page whose own text is short beside one block of its site's \
-navigation covering more than half of it keeps only its own text; a page whose common text comes \
-in several smaller blocks is kept whole. With --idf alone no item is left out by the table, so \
-this never applies.
+(occurrences, counted before --max-tf; default 0.1; 0 turns this off), counted outside the longest \
+run of items left out in a row when that run covers more than half of the document: a copy of a \
+text that many documents copy (a family of near duplicates larger than the floor and --max-df's \
+share of the corpus), whose few items kept are its edits, scattered through the common text, \
+however far apart two of them stand. Without this it would keep only its edits, and the family \
+would not be found. A page whose own text stands beside one block of its site's navigation \
+covering more than half of it keeps that text when it is at least F of what is outside the \
+block; a page whose common text comes in several smaller blocks, none over half of it, is kept \
+whole when under F of all its items are its own. With --idf alone no item is left out by the \
+table, so this never applies.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.
@@ -124,8 +127,8 @@ pub struct Args {
     /// Keep at most N occurrences of an item in one document (0: every occurrence)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TF)]
     pub max_tf: u32,
-    /// A document of which less than the fraction F of the items would be kept, and no run of
-    /// items left out over half of it, keeps them all
+    /// A document of which less than the fraction F of the items would be kept (of those outside
+    /// a run of items left out over half of it, where there is one) keeps them all
     #[arg(long, value_name = "F", default_value_t = DEFAULT_MIN_KEPT, value_parser = parse_share,
           allow_negative_numbers = true)]
     pub min_kept: f64,

@@ -233,13 +233,16 @@ struct Share {
 }
 
 impl Share {
-    /// Whether the table keeps less than the fraction `min_kept` of the items, and leaves out
-    /// no run of items in a row over half of the document: the common text runs through it, broken
-    /// by the few items kept (a copy of a text that many documents copy, with its edits),
-    /// rather than standing in blocks beside a short text of the document's own (a page
-    /// within its site's navigation, headers and footers).
+    /// Whether the table keeps less than the fraction `min_kept` of the items, counted among
+    /// the items outside the longest run of items left out in a row when that run covers more
+    /// than half of the document. A copy of a text that many documents copy keeps only its
+    /// edits, scattered through the common text: few of its items wherever they are counted.
+    /// A page within its site's navigation, headers and footers keeps a text of its own beside
+    /// the block that goes: a good share of what is outside that block.
     fn too_small(self, min_kept: f64) -> bool {
-        (self.kept as f64) < min_kept * self.all as f64 && 2 * self.longest_out <= self.all
+        let counted =
+            if 2 * self.longest_out > self.all { self.all - self.longest_out } else { self.all };
+        (self.kept as f64) < min_kept * counted as f64
     }
 }
 
