@@ -198,7 +198,7 @@ proptest! {
                 let table_keeps: Vec<&str> = items.iter().copied()
                     .filter(|i| df[i] <= (max_df * documents).floor().max(floor))
                     .collect();
-                // Too few kept: the longest run of items left out in a row.
+                // The longest run of items left out in a row.
                 let longest_out = items.iter()
                     .scan(0usize, |run, i| {
                         *run = if df[i] <= (max_df * documents).floor().max(floor) { 0 } else { *run + 1 };
@@ -206,7 +206,7 @@ proptest! {
                     })
                     .max()
                     .unwrap_or(0);
-                // Counted outside that run when it covers more than half of the document.
+                // Too few kept: counted outside that run when it covers more than half of the document.
                 let counted = if 2 * longest_out > items.len() { items.len() - longest_out } else { items.len() };
                 let too_few = (table_keeps.len() as f64) < min_kept * counted as f64;
                 let kept: Vec<&str> = first_occurrences(table_keeps, limit)
