@@ -13,7 +13,7 @@ complete -c sh-fingerprint -l df -d 'Apply the document-frequency table of the c
 complete -c sh-fingerprint -l max-df -d 'With --df, leave out items found in more than this fraction of the documents' -r
 complete -c sh-fingerprint -l df-floor -d 'With --df, never leave out an item found in N documents or fewer' -r
 complete -c sh-fingerprint -l max-tf -d 'With --df, keep at most N occurrences of an item in one document (0: every occurrence)' -r
-complete -c sh-fingerprint -l min-kept -d 'With --df, a document of which less than the fraction F of the items would be kept (of those outside a run of items left out over half of it, where there is one) keeps them all' -r
+complete -c sh-fingerprint -l min-kept -d 'With --df, a document of which less than the fraction F of the items would be kept keeps them all (where a run left out covers over half of it: of the rest, at most 4 kept in a row)' -r
 complete -c sh-fingerprint -l capacity -d 'With --df, hold at most N items of the table' -r
 complete -c sh-fingerprint -l bits -d 'Fingerprint width: 64 (decimal), 128 or 256 (0x and N/4 hex digits)' -r
 complete -c sh-fingerprint -s j -l threads -d 'Fingerprint on N threads [default: all cores]' -r

@@ -40,8 +40,8 @@ VARIANTS = {
     "plain": None,
     "--df alone": [],
     # --min-kept F: a document of which the table keeps less than F of the items (outside a run
-    # of items left out over half of it, where there is one) keeps them all (sh-weight's
-    # default: 0.1; 0 only when it keeps none).
+    # of items left out over half of it, where there is one, and then in runs of at most 4)
+    # keeps them all (sh-weight's default: 0.1; 0 only when it keeps none).
     "--df alone, min-kept 0": ["--min-kept", "0"],
     "--df alone, min-kept 0.2": ["--min-kept", "0.2"],
     "--df alone, min-kept 0.3": ["--min-kept", "0.3"],
@@ -107,8 +107,9 @@ def python_weights(table, flags, source, target):
     rounding to 0 is left out); neither: --max-df 0.02; --max-tf N (8 unless given, 0: no
     limit) keeps the first N occurrences of an item in a document; a document whose every item
     would go, or of which the table keeps less than --min-kept F of the items (0.1 unless
-    given; counted outside the longest run of items left out in a row when that run covers more
-    than half of the document), keeps all of them (up to N occurrences each)."""
+    given; where one run of items left out in a row covers more than half of the document, of
+    the items outside it, and only if no more than 4 items in a row are kept), keeps all of them
+    (up to N occurrences each)."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
@@ -133,10 +134,13 @@ def python_weights(table, flags, source, target):
             doc_id, tab, payload = line.rpartition("\t")
             items = payload.split()
             table_kept = [item for item in items if df.get(item, rarest) <= limit]
-            run = longest_out = 0
+            run = longest_out = kept_run = longest_kept = 0
             for item in items:
-                run = 0 if df.get(item, rarest) <= limit else run + 1
-                longest_out = max(longest_out, run)
+                if df.get(item, rarest) <= limit:
+                    run, kept_run = 0, kept_run + 1
+                else:
+                    run, kept_run = run + 1, 0
+                longest_out, longest_kept = max(longest_out, run), max(longest_kept, kept_run)
             kept = []
             for item in capped(table_kept):
                 count = df.get(item, rarest)
@@ -147,8 +151,11 @@ def python_weights(table, flags, source, target):
                     kept.append(f"{item}:{weight:.4f}")
                 else:
                     kept.append(item)
-            counted = len(items) - longest_out if 2 * longest_out > len(items) else len(items)
-            if not kept or len(table_kept) < min_kept * counted:
+            if 2 * longest_out <= len(items):
+                too_few = len(table_kept) < min_kept * len(items)
+            else:
+                too_few = longest_kept <= 4 and len(table_kept) < min_kept * (len(items) - longest_out)
+            if not kept or too_few:
                 kept = list(capped(items))
             out.write(doc_id + tab + " ".join(kept) + "\n")
 

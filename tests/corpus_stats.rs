@@ -139,7 +139,7 @@ proptest! {
     /// sh-weight writes one line per input line with its id, whatever the rule (and the same on
     /// threads as on one); with --max-df
     /// it keeps exactly the items at or below the fraction (all of them when none is left, or
-    /// fewer than --min-kept of them, counted outside a run left out over half the document), with --max-tf the first occurrences of each item only,
+    /// fewer than --min-kept of them, counted outside a run left out over half the document and then kept at most 4 in a row), with --max-tf the first occurrences of each item only,
     /// and with --idf every item it writes carries ln(N / df).
     #[test]
     fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4,
@@ -198,17 +198,23 @@ proptest! {
                 let table_keeps: Vec<&str> = items.iter().copied()
                     .filter(|i| df[i] <= (max_df * documents).floor().max(floor))
                     .collect();
-                // The longest run of items left out in a row.
-                let longest_out = items.iter()
+                // The longest runs of items left out and kept in a row.
+                let keeps = |i: &&str| df[i] <= (max_df * documents).floor().max(floor);
+                let longest = |kept: bool| items.iter()
                     .scan(0usize, |run, i| {
-                        *run = if df[i] <= (max_df * documents).floor().max(floor) { 0 } else { *run + 1 };
+                        *run = if keeps(i) == kept { *run + 1 } else { 0 };
                         Some(*run)
                     })
                     .max()
                     .unwrap_or(0);
-                // Too few kept: counted outside that run when it covers more than half of the document.
-                let counted = if 2 * longest_out > items.len() { items.len() - longest_out } else { items.len() };
-                let too_few = (table_keeps.len() as f64) < min_kept * counted as f64;
+                let (longest_out, longest_kept) = (longest(false), longest(true));
+                // Too few kept: where the run left out covers more than half of the document,
+                // counted outside it, and only if the items kept come at most 4 in a row.
+                let too_few = if 2 * longest_out <= items.len() {
+                    (table_keeps.len() as f64) < min_kept * items.len() as f64
+                } else {
+                    longest_kept <= 4 && (table_keeps.len() as f64) < min_kept * (items.len() - longest_out) as f64
+                };
                 let kept: Vec<&str> = first_occurrences(table_keeps, limit)
                     .into_iter()
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
@@ -282,15 +288,72 @@ fn long_documents_keep_the_first_occurrences() {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// --min-kept on documents made of runs of common items (in 90% of the documents) and of
+    /// items of their own (in none), against the rule as the manual states it: a document
+    /// keeps all its items when under F of them are kept; where one run left out covers more
+    /// than half of it, under F of the items outside that run, and at most 4 kept in a row.
+    #[test]
+    fn min_kept_on_runs_of_common_and_own_items(
+        docs in prop::collection::vec(prop::collection::vec((any::<bool>(), 1usize..40), 1..8), 1..6),
+        share in 0u32..=10,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let table = dir.path().join("df");
+        let mut text = String::from("#documents\t1000\n");
+        for i in 0..320 {
+            text += &format!("c{i}\t900\n");
+        }
+        std::fs::write(&table, text).unwrap();
+        let (mut input, mut want) = (String::new(), String::new());
+        for runs in &docs {
+            // Each item once: c0, c1, ... for the common ones, o0, o1, ... for the own ones.
+            let (mut items, mut own) = (Vec::new(), Vec::new());
+            for &(common, len) in runs {
+                for _ in 0..len {
+                    let item = if common { format!("c{}", items.len()) } else { format!("o{}", items.len()) };
+                    if !common {
+                        own.push(item.clone());
+                    }
+                    items.push((common, item));
+                }
+            }
+            let longest = |kind: bool| items.iter()
+                .scan(0usize, |run, (common, _)| { *run = if *common == kind { *run + 1 } else { 0 }; Some(*run) })
+                .max()
+                .unwrap_or(0);
+            let (all, kept, longest_out, longest_kept) = (items.len(), own.len(), longest(true), longest(false));
+            let f = f64::from(share) / 10.0;
+            let too_few = if 2 * longest_out <= all {
+                (kept as f64) < f * all as f64
+            } else {
+                longest_kept <= 4 && (kept as f64) < f * (all - longest_out) as f64
+            };
+            let every: Vec<&str> = items.iter().map(|(_, item)| item.as_str()).collect();
+            input += &(every.join(" ") + "\n");
+            want += &(if kept == 0 || too_few { every.join(" ") } else { own.join(" ") } + "\n");
+        }
+        let f_text = (f64::from(share) / 10.0).to_string();
+        for tf in ["8", "0"] {
+            let args = ["--df", path_str(&table), "--min-kept", &f_text, "--max-tf", tf];
+            let got = run("sh-weight", &args, input.clone());
+            prop_assert_eq!(got.success(), want.clone(), "{:?}", args);
+        }
+    }
+}
+
 /// --min-kept: a copy of a common text, its few items kept scattered through it, keeps all its
 /// items, even where one stretch between two of its edits covers more than half of it; a page
 /// whose common text stands in a block beside a short text of its own keeps only that text, as
-/// it does when the share kept is at least F or F is 0.
+/// does a short text between a header and a footer, and any document when the share kept is at
+/// least F or F is 0.
 #[test]
 fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("df");
-    let common: Vec<String> = (0..40).map(|i| format!("c{i}")).collect();
+    let common: Vec<String> = (0..110).map(|i| format!("c{i}")).collect();
     let mut text = String::from("#documents\t1000\n");
     for item in &common {
         text += &format!("{item}\t900\n");
@@ -302,20 +365,25 @@ fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
     let page = format!("{} own", common[..20].join(" "));
     // 1 item of 41: after a run of 25 left out, over half, and before 15 more (1 of the 16
     // outside the run kept, under 0.1); with 2 items of the page's own, 2 of 17 (over 0.1).
-    let far = format!("{} own {}", common[..25].join(" "), common[25..].join(" "));
-    let page2 = format!("{} own two {}", common[..25].join(" "), common[25..].join(" "));
-    let input = format!("copy\t{copy}\npage\t{page}\nfar\t{far}\npage2\t{page2}\n");
+    let far = format!("{} own {}", common[..25].join(" "), common[25..40].join(" "));
+    let page2 = format!("{} own two {}", common[..25].join(" "), common[25..40].join(" "));
+    // A short text of 5 items of its own between a header of 60 items and a footer of 50: 5
+    // of the 55 outside the header, under 0.1, but 5 in a row, more than an edit makes.
+    let stub = format!("{} a b c d e {}", common[..60].join(" "), common[60..110].join(" "));
+    let input = format!("copy\t{copy}\npage\t{page}\nfar\t{far}\npage2\t{page2}\nstub\t{stub}\n");
     let df = path_str(&table);
     // Both ways of weighing: in two passes (--max-tf), and in one (--max-tf 0), where the
     // items kept are written before the rule is known to apply.
     for tf in ["8", "0"] {
         let got = run("sh-weight", &["--df", df, "--max-tf", tf], input.clone());
-        let want = format!("copy\t{copy}\npage\town\nfar\t{far}\npage2\town two\n");
+        let want =
+            format!("copy\t{copy}\npage\town\nfar\t{far}\npage2\town two\nstub\ta b c d e\n");
         assert_eq!(got.success(), want, "--max-tf {tf}");
     }
     for args in [vec!["--df", df, "--min-kept", "0"], vec!["--df", df, "--min-kept", "0.04"]] {
         let got = run("sh-weight", &args, input.clone());
-        assert_eq!(got.success(), "copy\town\npage\town\nfar\town\npage2\town two\n", "{args:?}");
+        let want = "copy\town\npage\town\nfar\town\npage2\town two\nstub\ta b c d e\n";
+        assert_eq!(got.success(), want, "{args:?}");
     }
 }
 

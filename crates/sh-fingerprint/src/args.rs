@@ -101,8 +101,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = sh_weight::DEFAULT_MAX_TF, requires = "df")]
     pub max_tf: u32,
 
-    /// With --df, a document of which less than the fraction F of the items would be kept (of
-    /// those outside a run of items left out over half of it, where there is one) keeps them all
+    /// With --df, a document of which less than the fraction F of the items would be kept keeps
+    /// them all (where a run left out covers over half of it: of the rest, at most 4 kept in a row)
     #[arg(long, value_name = "F", default_value_t = sh_weight::DEFAULT_MIN_KEPT,
           value_parser = sh_weight::parse_share, allow_negative_numbers = true, requires = "df")]
     pub min_kept: f64,

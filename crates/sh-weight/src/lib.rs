@@ -26,8 +26,8 @@ pub const DEFAULT_RULE: Rule = Rule {
 };
 
 /// `--min-kept` when not given: a document of which the table would keep less than this
-/// fraction of the items (of those outside its longest run of items left out, when that run
-/// covers more than half of it) keeps them all. Each member of a family of near duplicates
+/// fraction of the items keeps them all (where its longest run of items left out covers more
+/// than half of it: of the items outside that run, and only with at most 4 kept in a row). Each member of a family of near duplicates
 /// larger than the floor and the --max-df share of the corpus is made of items that the table
 /// leaves out, but for the few its edits made; without this rule those few would be its
 /// fingerprint, and the family would not be found (docs/QUALITY.md, "Large families": 0.1,
@@ -79,16 +79,20 @@ A document whose every item would be left out keeps all its items, as they came 
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
 gets the fingerprint of that text, so such pages match each other instead of vanishing. So does \
 a document of which --max-df and the floor would keep less than --min-kept F of the items \
-(occurrences, counted before --max-tf; default 0.1; 0 turns this off), counted outside the longest \
-run of items left out in a row when that run covers more than half of the document: a copy of a \
-text that many documents copy (a family of near duplicates larger than the floor and --max-df's \
-share of the corpus), whose few items kept are its edits, scattered through the common text, \
-however far apart two of them stand. Without this it would keep only its edits, and the family \
-would not be found. A page whose own text stands beside one block of its site's navigation \
-covering more than half of it keeps that text when it is at least F of what is outside the \
-block; a page whose common text comes in several smaller blocks, none over half of it, is kept \
-whole when under F of all its items are its own. With --idf alone no item is left out by the \
-table, so this never applies.
+(occurrences, counted before --max-tf; default 0.1; 0 turns this off): a copy of a text that \
+many documents copy (a family of near duplicates larger than the floor and --max-df's share of \
+the corpus), whose few items kept are its edits, scattered through the common text. Without \
+this it would keep only its edits, and the family would not be found. Where one run of items \
+left out in a row covers more than half of the document (a page's navigation, or the stretch \
+between two edits of a short copy), F is of the items outside that run, and the items kept must \
+come at most 4 in a row (what one edited word makes with shingles of up to 3 words): so a page \
+beside one large block of its site's navigation keeps its own text when that is at least F of \
+what is outside the block, or when it has more than 4 items kept in a row (a short text between \
+a header and a footer). A page whose common text comes in several smaller blocks, none over \
+half of it, is kept whole when under F of all its items are its own. Longer shingles \
+(sh-shingle -w 3 or more) make more items of each edit, so a copy keeps a larger share: with \
+them, where such families are expected, raise F to 0.2-0.3. With --idf alone no item is left \
+out by the table, so this never applies.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.
@@ -127,8 +131,8 @@ pub struct Args {
     /// Keep at most N occurrences of an item in one document (0: every occurrence)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TF)]
     pub max_tf: u32,
-    /// A document of which less than the fraction F of the items would be kept (of those outside
-    /// a run of items left out over half of it, where there is one) keeps them all
+    /// A document of which less than the fraction F of the items would be kept keeps them all
+    /// (where a run left out covers over half of it: of the rest, and at most 4 kept in a row)
     #[arg(long, value_name = "F", default_value_t = DEFAULT_MIN_KEPT, value_parser = parse_share,
           allow_negative_numbers = true)]
     pub min_kept: f64,

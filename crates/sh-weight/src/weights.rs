@@ -170,8 +170,8 @@ impl Weights {
         mut keep: impl FnMut(Found),
     ) -> Result<Share> {
         let hasher = self.items.hasher();
-        let mut share = Share { kept: 0, all: 0, longest_out: 0 };
-        let mut out_run = 0;
+        let mut share = Share { kept: 0, all: 0, longest_out: 0, longest_kept: 0 };
+        let (mut out_run, mut kept_run) = (0, 0);
         for item in items(payload) {
             share.all += 1;
             let (key, weight) = if weighted {
@@ -187,10 +187,13 @@ impl Weights {
             let count = self.items.get(hash, key);
             if count.is_some_and(|count| count > self.drop_above) {
                 out_run += 1;
+                kept_run = 0;
                 share.longest_out = share.longest_out.max(out_run);
                 continue;
             }
             out_run = 0;
+            kept_run += 1;
+            share.longest_kept = share.longest_kept.max(kept_run);
             share.kept += 1;
             let start = item.as_ptr() as usize - payload.as_ptr() as usize;
             let (len, key_len) = (item.len(), key.len());
@@ -224,25 +227,36 @@ impl Weights {
 }
 
 /// How many of a document's items (occurrences, before --max-tf) the table keeps, and the
-/// longest run of items in a row that it leaves out.
+/// longest runs of items in a row that it leaves out and keeps.
 #[derive(Debug, Clone, Copy)]
 struct Share {
     kept: usize,
     all: usize,
     longest_out: usize,
+    longest_kept: usize,
 }
 
+/// The most items in a row that one edited word makes new, with shingles of up to 3 words (a
+/// word put in: w + 1 shingles): where one run left out covers more than half of a document,
+/// the items kept must be in runs of at most this many for the document to be kept whole.
+const EDIT_RUN: usize = 4;
+
 impl Share {
-    /// Whether the table keeps less than the fraction `min_kept` of the items, counted among
-    /// the items outside the longest run of items left out in a row when that run covers more
-    /// than half of the document. A copy of a text that many documents copy keeps only its
-    /// edits, scattered through the common text: few of its items wherever they are counted.
+    /// Whether the table keeps less than the fraction `min_kept` of the items. Where one run
+    /// of items left out in a row covers more than half of the document, the share is of the
+    /// items outside that run, and the items kept must stand in runs of at most [`EDIT_RUN`].
+    /// A copy of a text that many documents copy keeps only its edits, a few items here and
+    /// there: few of its items wherever they are counted, however far apart two edits stand.
     /// A page within its site's navigation, headers and footers keeps a text of its own beside
-    /// the block that goes: a good share of what is outside that block.
+    /// the blocks that go: a good share of what is outside the largest block, or, for a short
+    /// text between a header and a footer, a run of words longer than an edit makes.
     fn too_small(self, min_kept: f64) -> bool {
-        let counted =
-            if 2 * self.longest_out > self.all { self.all - self.longest_out } else { self.all };
-        (self.kept as f64) < min_kept * counted as f64
+        let kept = self.kept as f64;
+        if 2 * self.longest_out <= self.all {
+            kept < min_kept * self.all as f64
+        } else {
+            self.longest_kept <= EDIT_RUN && kept < min_kept * (self.all - self.longest_out) as f64
+        }
     }
 }
 
