@@ -139,8 +139,9 @@ proptest! {
     /// sh-weight writes one line per input line with its id, whatever the rule (and the same on
     /// threads as on one); with --max-df
     /// it keeps exactly the items at or below the fraction (all of them when none is left, or
-    /// fewer than --min-kept of them, counted outside a run left out over half the document and then kept at most 4 in a row), with --max-tf the first occurrences of each item only,
-    /// and with --idf every item it writes carries ln(N / df).
+    /// fewer than --min-kept of them, counted outside a run left out over half the document
+    /// and then kept at most 4 in a row), with --max-tf the first occurrences of each item
+    /// only, and with --idf every item it writes carries ln(N / df).
     #[test]
     fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4,
                                   share in 0u32..=10, chunk_bytes in 1u32..200) {
@@ -297,7 +298,12 @@ proptest! {
     /// than half of it, under F of the items outside that run, and at most 4 kept in a row.
     #[test]
     fn min_kept_on_runs_of_common_and_own_items(
-        docs in prop::collection::vec(prop::collection::vec((any::<bool>(), 1usize..40), 1..8), 1..6),
+        // Runs as short as an edit makes (around the limit of 4 kept in a row) as often as
+        // longer ones.
+        docs in prop::collection::vec(
+            prop::collection::vec((any::<bool>(), prop_oneof![1usize..=6, 1usize..40]), 1..8),
+            1..6,
+        ),
         share in 0u32..=10,
     ) {
         let dir = tempfile::tempdir().unwrap();
@@ -347,13 +353,13 @@ proptest! {
 /// --min-kept: a copy of a common text, its few items kept scattered through it, keeps all its
 /// items, even where one stretch between two of its edits covers more than half of it; a page
 /// whose common text stands in a block beside a short text of its own keeps only that text, as
-/// does a short text between a header and a footer, and any document when the share kept is at
-/// least F or F is 0.
+/// does a short text between a header and a footer, unless its own items come at most 4 in a
+/// row (as an edit's do), and any document when the share kept is at least F or F is 0.
 #[test]
 fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("df");
-    let common: Vec<String> = (0..110).map(|i| format!("c{i}")).collect();
+    let common: Vec<String> = (0..125).map(|i| format!("c{i}")).collect();
     let mut text = String::from("#documents\t1000\n");
     for item in &common {
         text += &format!("{item}\t900\n");
@@ -370,19 +376,35 @@ fn a_copy_of_common_text_keeps_its_items_and_a_page_in_a_template_does_not() {
     // A short text of 5 items of its own between a header of 60 items and a footer of 50: 5
     // of the 55 outside the header, under 0.1, but 5 in a row, more than an edit makes.
     let stub = format!("{} a b c d e {}", common[..60].join(" "), common[60..110].join(" "));
-    let input = format!("copy\t{copy}\npage\t{page}\nfar\t{far}\npage2\t{page2}\nstub\t{stub}\n");
+    // After a header of 70: 4 items of its own in a row and a footer of 45 (4 of the 49
+    // outside the header, under 0.1), as many in a row as an edit makes; or 3, 10 left out, 3
+    // more and 45 (6 of 61): runs of 3, whatever they make together.
+    let four = format!("{} a b c d {}", common[..70].join(" "), common[70..115].join(" "));
+    let split = format!(
+        "{} a b c {} d e f {}",
+        common[..70].join(" "),
+        common[70..80].join(" "),
+        common[80..125].join(" ")
+    );
+    let input = format!(
+        "copy\t{copy}\npage\t{page}\nfar\t{far}\npage2\t{page2}\nstub\t{stub}\n\
+         four\t{four}\nsplit\t{split}\n"
+    );
     let df = path_str(&table);
     // Both ways of weighing: in two passes (--max-tf), and in one (--max-tf 0), where the
     // items kept are written before the rule is known to apply.
     for tf in ["8", "0"] {
         let got = run("sh-weight", &["--df", df, "--max-tf", tf], input.clone());
-        let want =
-            format!("copy\t{copy}\npage\town\nfar\t{far}\npage2\town two\nstub\ta b c d e\n");
+        let want = format!(
+            "copy\t{copy}\npage\town\nfar\t{far}\npage2\town two\nstub\ta b c d e\n\
+             four\t{four}\nsplit\t{split}\n"
+        );
         assert_eq!(got.success(), want, "--max-tf {tf}");
     }
     for args in [vec!["--df", df, "--min-kept", "0"], vec!["--df", df, "--min-kept", "0.04"]] {
         let got = run("sh-weight", &args, input.clone());
-        let want = "copy\town\npage\town\nfar\town\npage2\town two\nstub\ta b c d e\n";
+        let want = "copy\town\npage\town\nfar\town\npage2\town two\nstub\ta b c d e\n\
+                    four\ta b c d\nsplit\ta b c d e f\n";
         assert_eq!(got.success(), want, "{args:?}");
     }
 }

@@ -27,8 +27,8 @@ pub const DEFAULT_RULE: Rule = Rule {
 
 /// `--min-kept` when not given: a document of which the table would keep less than this
 /// fraction of the items keeps them all (where its longest run of items left out covers more
-/// than half of it: of the items outside that run, and only with at most 4 kept in a row). Each member of a family of near duplicates
-/// larger than the floor and the --max-df share of the corpus is made of items that the table
+/// than half of it: of the items outside that run, and only with at most 4 kept in a row).
+/// Each member of a family of near duplicates larger than the floor and the --max-df share of the corpus is made of items that the table
 /// leaves out, but for the few its edits made; without this rule those few would be its
 /// fingerprint, and the family would not be found (docs/QUALITY.md, "Large families": 0.1,
 /// 0.2 and 0.3 found nearly the same families, 0.2 and 0.3 lost more on the licenses and
@@ -90,9 +90,11 @@ beside one large block of its site's navigation keeps its own text when that is 
 what is outside the block, or when it has more than 4 items kept in a row (a short text between \
 a header and a footer). A page whose common text comes in several smaller blocks, none over \
 half of it, is kept whole when under F of all its items are its own. Longer shingles \
-(sh-shingle -w 3 or more) make more items of each edit, so a copy keeps a larger share: with \
-them, where such families are expected, raise F to 0.2-0.3. With --idf alone no item is left \
-out by the table, so this never applies.
+(sh-shingle -w 3) make more items of each edit, so a copy keeps a larger share: with them, \
+where such families are expected, raise F to 0.2-0.3. The limit of 4 in a row is made for \
+shingles of up to 3 words: with -w 4 or more one edited word can make more (a word put in \
+makes w + 1), and a copy with a run over half is then taken for a page and keeps only its \
+edits. With --idf alone no item is left out by the table, so this never applies.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
 is an error); with --max-df alone only the items to leave out.

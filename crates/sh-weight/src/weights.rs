@@ -23,10 +23,12 @@ pub struct Rule {
     /// Leave out the occurrences of an item after this many in one document (`None`: keep
     /// them all).
     pub max_tf: Option<u32>,
-    /// A document of which the table would keep less than this fraction of the items, with no
-    /// run of items left out in a row over half of it, keeps them all: it is made of text that
-    /// many documents share, such as a member of a large family of near duplicates (0: only a
-    /// document of which none would be kept).
+    /// A document of which the table would keep less than this fraction of the items keeps
+    /// them all: it is made of text that many documents share, such as a member of a large
+    /// family of near duplicates. Where one run of items left out in a row covers more than
+    /// half of the document, the fraction is of the items outside that run, and the items kept
+    /// must come at most [`EDIT_RUN`] in a row ([`Share::too_small`]). 0: only a document of
+    /// which none would be kept.
     pub min_kept: f64,
 }
 
@@ -102,8 +104,8 @@ impl Weights {
 
     /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
     /// when it would keep none, or too few ([`Share::too_small`]), every item as it is (up to
-    /// the rule's --max-tf occurrences each). `weighted`: items are `ITEM:WEIGHT`. `repeats`: scratch, reused from call to
-    /// call.
+    /// the rule's --max-tf occurrences each). `weighted`: items are `ITEM:WEIGHT`. `repeats`:
+    /// scratch, reused from call to call.
     pub fn apply(
         &self,
         payload: &[u8],
