@@ -28,11 +28,11 @@ pub const DEFAULT_RULE: Rule = Rule {
 /// `--min-kept` when not given: a document of which the table would keep less than this
 /// fraction of the items keeps them all (where its longest run of items left out covers more
 /// than half of it: of the items outside that run, and only with at most 4 kept in a row).
-/// Each member of a family of near duplicates larger than the floor and the --max-df share of the corpus is made of items that the table
-/// leaves out, but for the few its edits made; without this rule those few would be its
-/// fingerprint, and the family would not be found (docs/QUALITY.md, "Large families": 0.1,
-/// 0.2 and 0.3 found nearly the same families, 0.2 and 0.3 lost more on the licenses and
-/// Chinese text).
+/// Each member of a family of near duplicates larger than the floor and the --max-df share of
+/// the corpus is made of items that the table leaves out, but for the few its edits made;
+/// without this rule those few would be its fingerprint, and the family would not be found
+/// (docs/QUALITY.md, "Large families": 0.1, 0.2 and 0.3 found nearly the same families, 0.2
+/// and 0.3 lost more on the licenses and Chinese text).
 pub const DEFAULT_MIN_KEPT: f64 = 0.1;
 
 /// `--max-tf` when not given: an item counts at most this many times in one document. A
