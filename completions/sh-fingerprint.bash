@@ -23,7 +23,7 @@ _sh__fingerprint() {
 
     case "${cmd}" in
         sh__fingerprint)
-            opts="-i -o -m -w -j -q -h -V --input --output --mode --keep-case --with-id --json --text-field --id-field --window --seed --df --max-df --df-floor --idf --max-tf --min-kept --capacity --bits --threads --chunk-bytes --weighted --quiet --help --version"
+            opts="-i -o -m -w -j -q -h -V --input --output --mode --keep-case --with-id --json --text-field --id-field --window --seed --df --max-df --df-floor --idf --max-tf --min-kept --min-run --capacity --bits --threads --chunk-bytes --weighted --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -90,6 +90,10 @@ _sh__fingerprint() {
                     return 0
                     ;;
                 --min-kept)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-run)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

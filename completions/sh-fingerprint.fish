@@ -14,6 +14,7 @@ complete -c sh-fingerprint -l max-df -d 'With --df, leave out items found in mor
 complete -c sh-fingerprint -l df-floor -d 'With --df, never leave out an item found in N documents or fewer' -r
 complete -c sh-fingerprint -l max-tf -d 'With --df, keep at most N occurrences of an item in one document (0: every occurrence)' -r
 complete -c sh-fingerprint -l min-kept -d 'With --df, a document of which less than the fraction F of the items would be kept keeps them all (where a run left out covers over half of it: of the rest, at most 4 kept in a row)' -r
+complete -c sh-fingerprint -l min-run -d 'With --df, leave out a common item only where at least N common items stand in a row (1: wherever it stands)' -r
 complete -c sh-fingerprint -l capacity -d 'With --df, hold at most N items of the table' -r
 complete -c sh-fingerprint -l bits -d 'Fingerprint width: 64 (decimal), 128 or 256 (0x and N/4 hex digits)' -r
 complete -c sh-fingerprint -s j -l threads -d 'Fingerprint on N threads [default: all cores]' -r

@@ -23,7 +23,7 @@ _sh__weight() {
 
     case "${cmd}" in
         sh__weight)
-            opts="-i -o -j -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --min-kept --weighted --capacity --threads --chunk-bytes --quiet --help --version"
+            opts="-i -o -j -q -h -V --input --output --df --max-df --df-floor --idf --max-tf --min-kept --min-run --weighted --capacity --threads --chunk-bytes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +62,10 @@ _sh__weight() {
                     return 0
                     ;;
                 --min-kept)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-run)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

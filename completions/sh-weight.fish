@@ -5,6 +5,7 @@ complete -c sh-weight -l max-df -d 'Leave out items found in more than this frac
 complete -c sh-weight -l df-floor -d 'Never leave out an item found in N documents or fewer, whatever --max-df says' -r
 complete -c sh-weight -l max-tf -d 'Keep at most N occurrences of an item in one document (0: every occurrence)' -r
 complete -c sh-weight -l min-kept -d 'A document of which less than the fraction F of the items would be kept keeps them all (where a run left out covers over half of it: of the rest, and at most 4 kept in a row)' -r
+complete -c sh-weight -l min-run -d 'Leave out a common item only where at least N common items stand in a row (1: wherever it stands)' -r
 complete -c sh-weight -l capacity -d 'Hold at most N items of the table' -r
 complete -c sh-weight -s j -l threads -d 'Weigh on N threads, the output in input order [default: all cores]' -r
 complete -c sh-weight -l chunk-bytes -d 'Bytes of input per chunk of lines handed to a thread (for tests of the ordering)' -r

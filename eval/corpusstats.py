@@ -109,7 +109,8 @@ def python_weights(table, flags, source, target):
     would go, or of which the table keeps less than --min-kept F of the items (0.1 unless
     given; where one run of items left out in a row covers more than half of the document, of
     the items outside it, and only if no more than 4 items in a row are kept), keeps all of them
-    (up to N occurrences each)."""
+    (up to N occurrences each); --min-run R (1 unless given) keeps the items over the limit that
+    stand in a run of fewer than R of them in a row."""
     n, df = read_table(table)
     idf = "--idf" in flags
     max_df = float(flags[flags.index("--max-df") + 1]) if "--max-df" in flags else None
@@ -120,6 +121,7 @@ def python_weights(table, flags, source, target):
     max_tf = int(flags[flags.index("--max-tf") + 1]) if "--max-tf" in flags else 8
     max_tf = max_tf or math.inf
     min_kept = float(flags[flags.index("--min-kept") + 1]) if "--min-kept" in flags else 0.1
+    min_run = int(flags[flags.index("--min-run") + 1]) if "--min-run" in flags else 1
 
     def capped(items):
         seen = {}
@@ -141,8 +143,16 @@ def python_weights(table, flags, source, target):
                 else:
                     run, kept_run = run + 1, 0
                 longest_out, longest_kept = max(longest_out, run), max(longest_kept, kept_run)
+            # The rule keeps what the table keeps, and the items over the limit in runs of
+            # fewer than --min-run in a row.
+            rule_kept, start = [], 0
+            for end in range(1, len(items) + 1):
+                if end == len(items) or (df.get(items[end], rarest) <= limit) != (df.get(items[start], rarest) <= limit):
+                    if df.get(items[start], rarest) <= limit or end - start < min_run:
+                        rule_kept += items[start:end]
+                    start = end
             kept = []
-            for item in capped(table_kept):
+            for item in capped(rule_kept):
                 count = df.get(item, rarest)
                 if idf:
                     weight = round(math.log(n / count), 4)

@@ -9,7 +9,9 @@
 #      (near duplicates in families of 3 to 150 copies), windows 2-4, the plain pipeline and
 #      every variant of corpus statistics (sh-df, sh-weight), K 0-12, MinHash LSH (datasketch
 #      and rensa) beside; then eval/minkept.py: the recommended pipeline with sh-weight's
-#      --min-kept 0, 0.1, 0.2 and 0.3 on every set (eval/work/minkept-report.md);
+#      --min-kept 0, 0.1, 0.2 and 0.3 on every set (eval/work/minkept-report.md); then
+#      eval/zipf.py's generated sets and eval/minrun.py: --min-run 1-6 on every set
+#      (eval/work/minrun-report.md);
 #   3. (optional, --wide or --wide-only) eval/wide.py, then eval/byterule.py (sh-pairs'
 #      --word-bytes against --word-k alone, eval/work/byterule-report.txt): wide fingerprints
 #      (issue #12): widths 64,
@@ -118,6 +120,8 @@ if ! $wide_only; then
     "$python" eval/corpusstats.py --sets "$work/sets" --bin "$bin" --stats-bin "${SH_STATS_BIN:-$bin}" --work "$work/corpus" \
         --report "$work/corpus-report.md" --results "$work/corpus-results.tsv" "$@"
     $reuse || "$python" eval/minkept.py --sets "$work/sets" --bin "$bin" --out "$work/minkept-report.md"
+    $reuse || "$python" eval/zipf.py --out "$work/sets"
+    $reuse || "$python" eval/minrun.py --sets "$work/sets" --bin "$bin" --out "$work/minrun-report.md"
 fi
 
 if $wide; then

@@ -138,13 +138,14 @@ proptest! {
 
     /// sh-weight writes one line per input line with its id, whatever the rule (and the same on
     /// threads as on one); with --max-df
-    /// it keeps exactly the items at or below the fraction (all of them when none is left, or
-    /// fewer than --min-kept of them, counted outside a run left out over half the document
-    /// and then kept at most 4 in a row), with --max-tf the first occurrences of each item
-    /// only, and with --idf every item it writes carries ln(N / df).
+    /// it keeps exactly the items at or below the fraction and those above it in runs of
+    /// fewer than --min-run in a row (all of them when none is left, or when fewer than
+    /// --min-kept of them are at or below the fraction, counted outside a run above it over
+    /// half the document and then at most 4 in a row), with --max-tf the first occurrences of
+    /// each item only, and with --idf every item it writes carries ln(N / df).
     #[test]
     fn weight_keeps_lines_and_ids(docs in corpus(), fraction in 1u32..=10, max_tf in 0u32..4,
-                                  share in 0u32..=10, chunk_bytes in 1u32..200) {
+                                  share in 0u32..=10, chunk_bytes in 1u32..200, min_run in 1usize..=5) {
         let dir = tempfile::tempdir().unwrap();
         let table = dir.path().join("df");
         run("sh-df", &["-o", path_str(&table)], docs.clone()).success();
@@ -160,22 +161,28 @@ proptest! {
         let m = f64::from(share) / 10.0;
         let m_text = m.to_string();
         let default_m = sh_weight::DEFAULT_MIN_KEPT;
-        // Each rule with the fraction, floor, occurrence limit (0: none) and least share kept
-        // that it means: --df alone is --max-df 0.02 --df-floor 50 --max-tf 8 --min-kept 0.1,
-        // and the floor, the limit and the share hold unless others are given.
-        let rules: [(Vec<&str>, f64, f64, u32, f64); 10] = [
-            (vec![], 0.02, 50.0, default_tf, default_m),
-            (vec!["--max-df", &f_text], f, 50.0, default_tf, default_m),
-            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m),
-            (vec!["--max-df", &f_text, "--df-floor", "2", "--max-tf", &tf_text], f, 2.0, max_tf, default_m),
-            (vec!["--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m),
-            (vec!["--idf"], 1.0, 0.0, default_tf, default_m),
-            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m),
-            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m),
-            (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf, default_m),
-            (vec!["--max-df", &f_text, "--df-floor", "0", "--max-tf", &tf_text, "--min-kept", &m_text], f, 0.0, max_tf, m),
+        let r_text = min_run.to_string();
+        let default_r = sh_weight::DEFAULT_MIN_RUN as usize;
+        // Each rule with the fraction, floor, occurrence limit (0: none), least share kept and
+        // shortest run left out that it means: --df alone is --max-df 0.02 --df-floor 50
+        // --max-tf 8 --min-kept 0.1 --min-run 1, and the floor, the limit, the share and the
+        // run hold unless others are given.
+        type Case<'a> = (Vec<&'a str>, f64, f64, u32, f64, usize);
+        let rules: [Case; 12] = [
+            (vec![], 0.02, 50.0, default_tf, default_m, default_r),
+            (vec!["--max-df", &f_text], f, 50.0, default_tf, default_m, default_r),
+            (vec!["--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m, default_r),
+            (vec!["--max-df", &f_text, "--df-floor", "2", "--max-tf", &tf_text], f, 2.0, max_tf, default_m, default_r),
+            (vec!["--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m, default_r),
+            (vec!["--max-df", &f_text, "--df-floor", "0", "--min-run", &r_text], f, 0.0, default_tf, default_m, min_run),
+            (vec!["--idf"], 1.0, 0.0, default_tf, default_m, default_r),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0"], f, 0.0, default_tf, default_m, default_r),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0", "--min-kept", &m_text], f, 0.0, default_tf, m, default_r),
+            (vec!["--idf", "--max-df", &f_text, "--df-floor", "0", "--min-run", &r_text], f, 0.0, default_tf, default_m, min_run),
+            (vec!["--idf", "--max-tf", &tf_text], 1.0, 0.0, max_tf, default_m, default_r),
+            (vec!["--max-df", &f_text, "--df-floor", "0", "--max-tf", &tf_text, "--min-kept", &m_text, "--min-run", &r_text], f, 0.0, max_tf, m, min_run),
         ];
-        for (args, max_df, floor, limit, min_kept) in rules {
+        for (args, max_df, floor, limit, min_kept, min_run) in rules {
             let mut full = vec!["--df", path_str(&table), "-j", "1"];
             full.extend(args.iter().copied());
             let got = run("sh-weight", &full, docs.clone());
@@ -209,6 +216,17 @@ proptest! {
                     .max()
                     .unwrap_or(0);
                 let (longest_out, longest_kept) = (longest(false), longest(true));
+                // The items written: those the table keeps, and the others where fewer than
+                // --min-run of them stand in a row (each maximal run measured whole).
+                let mut rule_keeps: Vec<&str> = Vec::new();
+                let mut i = 0;
+                while i < items.len() {
+                    let end = (i..items.len()).find(|&j| keeps(&items[j]) != keeps(&items[i])).unwrap_or(items.len());
+                    if keeps(&items[i]) || end - i < min_run {
+                        rule_keeps.extend_from_slice(&items[i..end]);
+                    }
+                    i = end;
+                }
                 // Too few kept: where the run left out covers more than half of the document,
                 // counted outside it, and only if the items kept come at most 4 in a row.
                 let too_few = if 2 * longest_out <= items.len() {
@@ -216,7 +234,7 @@ proptest! {
                 } else {
                     longest_kept <= 4 && (table_keeps.len() as f64) < min_kept * (items.len() - longest_out) as f64
                 };
-                let kept: Vec<&str> = first_occurrences(table_keeps, limit)
+                let kept: Vec<&str> = first_occurrences(rule_keeps, limit)
                     .into_iter()
                     .filter(|i| !idf || ((documents / df[i]).ln() * 1e4).round() > 0.0)
                     .collect();
@@ -239,8 +257,9 @@ proptest! {
 }
 
 /// Documents on both sides of 256 KiB (weighed in two passes below it, in one above it), of
-/// items repeated up to hundreds of times, some left out by the table: the first occurrences
-/// of the items kept, with --idf too, and one line per document.
+/// items repeated up to hundreds of times, some left out by the table, alone or two in a row:
+/// the first occurrences of the items kept (the common ones too where --min-run is above their
+/// run), with --idf too, and one line per document.
 #[test]
 fn long_documents_keep_the_first_occurrences() {
     let dir = tempfile::tempdir().unwrap();
@@ -248,9 +267,10 @@ fn long_documents_keep_the_first_occurrences() {
     // Two documents: "common" is in both (left out at --max-df 0.5 --df-floor 0, and weighs 0
     // with --idf), the rest in one (an item not in the table weighs as "rare", ln 2).
     std::fs::write(&table, "#documents\t2\ncommon\t2\nrare\t1\n").unwrap();
-    let item = |i: usize| match i % 7 {
-        0 => "common".to_string(),
-        1 => format!("0{}", i % 13),
+    // "common" alone every 7 items, and two in a row every 91.
+    let item = |i: usize| match (i % 7, i % 91) {
+        (0, _) | (_, 1) => "common".to_string(),
+        (1, _) => format!("0{}", i % 13),
         _ => (i % 501).to_string(),
     };
     for items in [1_000, 60_000, 70_000, 200_000] {
@@ -258,26 +278,36 @@ fn long_documents_keep_the_first_occurrences() {
         let doc = words.join(" ");
         let kept_by_table: Vec<&str> =
             words.iter().map(String::as_str).filter(|w| *w != "common").collect();
-        for limit in [1u32, 8, 300] {
-            let limit_text = limit.to_string();
-            let args = [
-                "--df",
-                path_str(&table),
-                "--max-df",
-                "0.5",
-                "--df-floor",
-                "0",
-                "--max-tf",
-                &limit_text,
-            ];
-            let got = run("sh-weight", &args, format!("id\t{doc}\nshort\n"));
-            let want = first_occurrences(kept_by_table.iter().copied(), limit).join(" ");
-            assert_eq!(
-                got.success(),
-                format!("id\t{want}\nshort\n"),
-                "{} bytes, --max-tf {limit}",
-                doc.len()
-            );
+        // With --min-run 2 a lone "common" stays and two in a row go.
+        let lone_kept: Vec<&str> = (0..items)
+            .filter(|&i| i % 91 != 0 && i % 91 != 1 || words[i] != "common")
+            .map(|i| words[i].as_str())
+            .collect();
+        let all: Vec<&str> = words.iter().map(String::as_str).collect();
+        for (min_run, kept) in [("1", &kept_by_table), ("2", &lone_kept), ("3", &all)] {
+            for limit in [1u32, 8, 300] {
+                let limit_text = limit.to_string();
+                let args = [
+                    "--df",
+                    path_str(&table),
+                    "--max-df",
+                    "0.5",
+                    "--df-floor",
+                    "0",
+                    "--max-tf",
+                    &limit_text,
+                    "--min-run",
+                    min_run,
+                ];
+                let got = run("sh-weight", &args, format!("id\t{doc}\nshort\n"));
+                let want = first_occurrences(kept.iter().copied(), limit).join(" ");
+                assert_eq!(
+                    got.success(),
+                    format!("id\t{want}\nshort\n"),
+                    "{} bytes, --max-tf {limit} --min-run {min_run}",
+                    doc.len()
+                );
+            }
         }
         let args = ["--df", path_str(&table), "--idf", "--max-tf", "2"];
         let got = run("sh-weight", &args, format!("{doc}\n"));
@@ -292,10 +322,12 @@ fn long_documents_keep_the_first_occurrences() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// --min-kept on documents made of runs of common items (in 90% of the documents) and of
-    /// items of their own (in none), against the rule as the manual states it: a document
-    /// keeps all its items when under F of them are kept; where one run left out covers more
-    /// than half of it, under F of the items outside that run, and at most 4 kept in a row.
+    /// --min-kept and --min-run on documents made of runs of common items (in 90% of the
+    /// documents) and of items of their own (in none), against the rule as the manual states
+    /// it: a document keeps its own items and the common ones in runs of fewer than --min-run;
+    /// it keeps all its items when none would be kept or under F of them are its own; where
+    /// one run of common items covers more than half of it, under F of the items outside that
+    /// run, and at most 4 of its own in a row.
     #[test]
     fn min_kept_on_runs_of_common_and_own_items(
         // Runs as short as an edit makes (around the limit of 4 kept in a row) as often as
@@ -305,6 +337,7 @@ proptest! {
             1..6,
         ),
         share in 0u32..=10,
+        min_run in 1usize..=5,
     ) {
         let dir = tempfile::tempdir().unwrap();
         let table = dir.path().join("df");
@@ -337,13 +370,21 @@ proptest! {
             } else {
                 longest_kept <= 4 && (kept as f64) < f * (all - longest_out) as f64
             };
+            // Its own items, and the common ones of a (maximal) run shorter than --min-run.
+            let mut written = Vec::new();
+            for run in items.chunk_by(|a, b| a.0 == b.0) {
+                if !run[0].0 || run.len() < min_run {
+                    written.extend(run.iter().map(|(_, item)| item.as_str()));
+                }
+            }
             let every: Vec<&str> = items.iter().map(|(_, item)| item.as_str()).collect();
             input += &(every.join(" ") + "\n");
-            want += &(if kept == 0 || too_few { every.join(" ") } else { own.join(" ") } + "\n");
+            want += &(if written.is_empty() || too_few { every.join(" ") } else { written.join(" ") } + "\n");
         }
         let f_text = (f64::from(share) / 10.0).to_string();
+        let r_text = min_run.to_string();
         for tf in ["8", "0"] {
-            let args = ["--df", path_str(&table), "--min-kept", &f_text, "--max-tf", tf];
+            let args = ["--df", path_str(&table), "--min-kept", &f_text, "--max-tf", tf, "--min-run", &r_text];
             let got = run("sh-weight", &args, input.clone());
             prop_assert_eq!(got.success(), want.clone(), "{:?}", args);
         }
@@ -417,15 +458,32 @@ fn items_not_in_the_table_weigh_as_its_rarest() {
     let got = run("sh-weight", &["--df", path_str(&table), "--idf"], "d\tcommon mid rare new\n");
     // common weighs ln(1) = 0 and goes; new weighs as rare: ln(100/4).
     assert_eq!(got.success(), "d\tmid:2.3026 rare:3.2189 new:3.2189\n");
-    let got =
-        run("sh-weight", &["--df", path_str(&table), "--max-df", "0.5"], "common mid\ncommon\n");
+    let args = ["--df", path_str(&table), "--max-df", "0.5", "--min-run", "1"];
+    let got = run("sh-weight", &args, "common mid\ncommon\n");
     assert_eq!(got.success(), "mid\ncommon\n");
+    // With --min-run 2 a common item goes only with another beside it.
+    let got = run(
+        "sh-weight",
+        &["--df", path_str(&table), "--max-df", "0.5", "--min-run", "2"],
+        "common mid\ncommon common mid common\nmid common common\n",
+    );
+    assert_eq!(got.success(), "common mid\nmid common\nmid\n");
     let got =
         run("sh-weight", &["--df", path_str(&table), "--idf", "--weighted"], "mid:2 common:5\n");
     assert_eq!(got.success(), "mid:4.6052\n");
     // --max-tf counts the occurrences of an ITEM whatever its weights, and only those the
     // table keeps; with --idf, the weight of each occurrence kept is its own times the IDF.
-    let args = ["--df", path_str(&table), "--weighted", "--max-tf", "2", "--max-df", "0.5"];
+    let args = [
+        "--df",
+        path_str(&table),
+        "--weighted",
+        "--max-tf",
+        "2",
+        "--max-df",
+        "0.5",
+        "--min-run",
+        "1",
+    ];
     let got = run("sh-weight", &args, "mid:1 mid:2 common:1 mid:3 rare:1 mid:4 rare:2\n");
     assert_eq!(got.success(), "mid:1 mid:2 rare:1 rare:2\n");
     let args = ["--df", path_str(&table), "--weighted", "--max-tf", "1", "--idf"];

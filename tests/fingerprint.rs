@@ -28,7 +28,7 @@ struct Combo {
 const PLAIN: Combo =
     Combo { tokenize: &[], shingle: &[], hash: &[], weight: None, compute: &[], json: false };
 
-const COMBOS: [Combo; 9] = [
+const COMBOS: [Combo; 10] = [
     PLAIN,
     Combo { tokenize: &["--with-id"], shingle: &["-w", "3"], ..PLAIN },
     Combo {
@@ -60,6 +60,12 @@ const COMBOS: [Combo; 9] = [
     Combo {
         tokenize: &["--with-id"],
         weight: Some(&["--max-df", "0.2", "--df-floor", "0", "--min-kept", "1"]),
+        ..PLAIN
+    },
+    Combo {
+        tokenize: &["--with-id"],
+        weight: Some(&["--max-df", "0.1", "--df-floor", "0", "--min-run", "3", "--min-kept", "0"]),
+        compute: &["--bits", "256"],
         ..PLAIN
     },
     Combo {
@@ -440,8 +446,8 @@ fn the_stages_flags_are_its_flags() {
             checked += 1;
         }
     }
-    // 16, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
-    assert_eq!(checked, 20, "the flags of the stages");
+    // 17, and sh-weight's and sh-compute's -j and --chunk-bytes, which sh-fingerprint has too.
+    assert_eq!(checked, 21, "the flags of the stages");
 }
 
 /// --min-kept reaches the weighing: on a family of 60 copies of one text (each with an edit

@@ -120,6 +120,7 @@ def parse_args(argv):
     p.add_argument("--idf", action="store_true", help="sh-weight --idf (with --df)")
     p.add_argument("--max-tf", type=int, help="sh-weight --max-tf (with --df)")
     p.add_argument("--min-kept", type=float, help="sh-weight --min-kept (with --df)")
+    p.add_argument("--min-run", type=int, help="sh-weight --min-run (with --df)")
     p.add_argument("--df-capacity", type=int, default=1000000,
                    help="sh-df --capacity: the most items in the table (with --df)")
     p.add_argument("--partitions", type=int, help="input and shuffle partitions (default: Spark's)")
@@ -181,8 +182,8 @@ def parse_args(argv):
         p.error("need k < B <= 64, k = %d the k of each word's search (floor(K/%d) or --word-k)"
                 % (args.tables_k, args.bits // 64))
     if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None
-            or args.min_kept is not None) and not args.df:
-        p.error("--max-df, --df-floor, --idf, --max-tf and --min-kept go with --df")
+            or args.min_kept is not None or args.min_run is not None) and not args.df:
+        p.error("--max-df, --df-floor, --idf, --max-tf, --min-kept and --min-run go with --df")
     if args.df and args.input_format == "fingerprints":
         p.error("--df needs documents, not --input-format fingerprints")
     if args.min_size < 1:
@@ -586,6 +587,7 @@ def run(sc, args):
             weight_flags += ["--idf"] if args.idf else []
             weight_flags += ["--max-tf", str(args.max_tf)] if args.max_tf is not None else []
             weight_flags += ["--min-kept", repr(args.min_kept)] if args.min_kept is not None else []
+            weight_flags += ["--min-run", str(args.min_run)] if args.min_run is not None else []
             broadcast = sc.broadcast(df_table)
             hashes = hashes.mapPartitions(weigh(command_argv(args, "sh-weight", *weight_flags), broadcast))
         sc.setJobDescription("fingerprints")

@@ -107,6 +107,12 @@ pub struct Args {
           value_parser = sh_weight::parse_share, allow_negative_numbers = true, requires = "df")]
     pub min_kept: f64,
 
+    /// With --df, leave out a common item only where at least N common items stand in a row
+    /// (1: wherever it stands)
+    #[arg(long, value_name = "N", default_value_t = sh_weight::DEFAULT_MIN_RUN, requires = "df",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub min_run: u32,
+
     /// With --df, hold at most N items of the table
     #[arg(long, value_name = "N", default_value_t = sh_df::DEFAULT_CAPACITY,
           value_parser = sh_df::parse_capacity, requires = "df")]

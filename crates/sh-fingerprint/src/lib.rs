@@ -33,8 +33,14 @@ pub fn run(args: Args) -> Result<()> {
     };
     let table = match &args.df {
         Some(path) => {
-            let rule =
-                Rule::from_flags(args.max_df, args.df_floor, args.idf, args.max_tf, args.min_kept);
+            let rule = Rule::from_flags(
+                args.max_df,
+                args.df_floor,
+                args.idf,
+                args.max_tf,
+                args.min_kept,
+                args.min_run as usize,
+            );
             let weights = Weights::load(path, rule, args.capacity)?;
             Some(Table { path: path.clone(), weights })
         }

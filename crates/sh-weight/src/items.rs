@@ -175,6 +175,8 @@ fn filter_place(hash: u64, bits: usize) -> (usize, u64) {
 #[derive(Debug, Default)]
 pub struct Repeats {
     found: Vec<Found>,
+    /// A run of common items not yet known to be long enough to leave out (--min-run).
+    pub(crate) common_run: Vec<Found>,
     sketch: Vec<u8>,
     /// Where each distinct item counted exactly is in the payload, and its occurrences.
     table: HashTable<Seen>,

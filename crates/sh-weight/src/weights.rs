@@ -30,23 +30,30 @@ pub struct Rule {
     /// must come at most [`EDIT_RUN`] in a row ([`Share::too_small`]). 0: only a document of
     /// which none would be kept.
     pub min_kept: f64,
+    /// A common item (one that --max-df leaves out) goes only where at least this many common
+    /// items stand in a row; 1: wherever it stands. A common word pair alone amid a document's
+    /// own text is language, and the document's; a template's text comes in runs.
+    pub min_run: usize,
 }
 
 impl Rule {
-    /// The rule of the flags --max-df, --df-floor, --idf, --max-tf (0: no limit) and
-    /// --min-kept: with neither --max-df nor --idf, the default rule with the others given.
+    /// The rule of the flags --max-df, --df-floor, --idf, --max-tf (0: no limit), --min-kept
+    /// and --min-run (0 is taken as 1): with neither --max-df nor --idf, the default rule with
+    /// the others given.
     pub fn from_flags(
         max_df: Option<f64>,
         floor: u64,
         idf: bool,
         max_tf: u32,
         min_kept: f64,
+        min_run: usize,
     ) -> Rule {
         let max_tf = (max_tf > 0).then_some(max_tf);
+        let min_run = min_run.max(1);
         if max_df.is_none() && !idf {
-            Rule { floor, max_tf, min_kept, ..crate::DEFAULT_RULE }
+            Rule { floor, max_tf, min_kept, min_run, ..crate::DEFAULT_RULE }
         } else {
-            Rule { max_df, floor, idf, max_tf, min_kept }
+            Rule { max_df, floor, idf, max_tf, min_kept, min_run }
         }
     }
 }
@@ -116,12 +123,13 @@ impl Weights {
     ) -> Result<()> {
         let hasher = self.items.hasher();
         let mut kept = false;
+        let mut run = std::mem::take(&mut repeats.common_run);
         let share = match self.rule.max_tf {
             Some(max) if payload.len() <= TWO_PASSES_UP_TO => {
                 // The items that the table keeps first, then those within --max-tf.
                 repeats.start(payload.len());
-                let share =
-                    self.table_keeps(payload, weighted, line, |found| repeats.note(found))?;
+                let share = self
+                    .table_keeps(payload, weighted, line, &mut run, |found| repeats.note(found))?;
                 if !share.too_small(self.rule.min_kept) {
                     repeats.within_limit(payload, hasher, max, |found| {
                         self.push_kept(out, &mut kept, payload, found);
@@ -131,7 +139,7 @@ impl Weights {
             }
             max => {
                 repeats.clear();
-                self.table_keeps(payload, weighted, line, |found| {
+                self.table_keeps(payload, weighted, line, &mut run, |found| {
                     let key = &payload[found.start..found.start + found.key_len];
                     let over = |max| repeats.count(payload, key, found.hash, hasher) > max;
                     if !max.is_some_and(over) {
@@ -140,6 +148,7 @@ impl Weights {
                 })?
             }
         };
+        repeats.common_run = run;
         if !kept || share.too_small(self.rule.min_kept) {
             // Nothing, or too little, would be left: the document keeps all its items, as they
             // came, so that documents made (nearly) only of common text still match each other.
@@ -160,20 +169,24 @@ impl Weights {
         Ok(())
     }
 
-    /// Hands `keep` each item of `payload` that the table keeps, in order, hashed once (for
-    /// both the table and the count of repeats), and tells how many of how many that was; bad
-    /// input is an error on `line`.
+    /// Hands `keep` each item of `payload` that the rule keeps, in order, hashed once (for
+    /// both the table and the count of repeats): those that the table keeps, and the common
+    /// ones in runs of fewer than --min-run in a row, held in `run` until the run ends. Tells
+    /// how many of how many items the table keeps (the common ones counted as left out
+    /// wherever they stand); bad input is an error on `line`.
     #[inline]
     fn table_keeps(
         &self,
         payload: &[u8],
         weighted: bool,
         line: u64,
+        run: &mut Vec<Found>,
         mut keep: impl FnMut(Found),
     ) -> Result<Share> {
         let hasher = self.items.hasher();
         let mut share = Share { kept: 0, all: 0, longest_out: 0, longest_kept: 0 };
         let (mut out_run, mut kept_run) = (0, 0);
+        run.clear();
         for item in items(payload) {
             share.all += 1;
             let (key, weight) = if weighted {
@@ -187,20 +200,29 @@ impl Weights {
             };
             let hash = hasher.hash(key);
             let count = self.items.get(hash, key);
+            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+            let (len, key_len) = (item.len(), key.len());
+            let found = Found { start, len, key_len, hash, count, weight };
             if count.is_some_and(|count| count > self.drop_above) {
                 out_run += 1;
                 kept_run = 0;
                 share.longest_out = share.longest_out.max(out_run);
+                if out_run < self.rule.min_run {
+                    run.push(found);
+                } else {
+                    run.clear(); // a run long enough to leave out
+                }
                 continue;
             }
+            // A run of common items too short to leave out ends here: its items are kept.
+            run.drain(..).for_each(&mut keep);
             out_run = 0;
             kept_run += 1;
             share.longest_kept = share.longest_kept.max(kept_run);
             share.kept += 1;
-            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-            let (len, key_len) = (item.len(), key.len());
-            keep(Found { start, len, key_len, hash, count, weight });
+            keep(found);
         }
+        run.drain(..).for_each(&mut keep);
         Ok(share)
     }
 
