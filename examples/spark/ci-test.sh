@@ -80,13 +80,14 @@ mkdir -p "$work/local" "$work/spark" "$work/cluster"
 
 # The runs: name, input format, B, K (-: the driver's default, and the local sh-pairs' for the
 # width), partitions, extra flag (--df: corpus statistics, with sh-df and sh-weight between
-# sh-hash and sh-compute; --bits N: sh-compute --bits N; --min-size N: for sh-cluster;
+# sh-hash and sh-compute, and --df --min-run 3 with that flag of sh-weight; --bits N: sh-compute --bits N; --min-size N: for sh-cluster;
 # otherwise for sh-pairs). Format graphs: the fingerprints of make_graphs.py
 # (--input-format fingerprints).
 runs=(
   "ids-b6-k3-p2 jsonl 6 3 2 -"
   "ids-df-b6-k3-p3 jsonl 6 3 3 --df"
   "lines-df-b8-k4-p2 text 8 4 2 --df"
+  "ids-df-run3-b6-k3-p2 jsonl 6 3 2 --df --min-run 3"
   "ids-b6-k3-p5 jsonl 6 3 5 -"
   "lines-b8-k4-p2 text 8 4 2 -"
   "lines-b8-k4-p5-min3 text 8 4 5 --min-size 3"
@@ -105,6 +106,7 @@ for format in jsonl text; do
   sh-tokenize $flags < "$work/$file" | sh-shingle | sh-hash > "$work/local/$format.hashes"
   sh-df < "$work/local/$format.hashes" > "$work/local/$format.df"
   sh-weight --df "$work/local/$format.df" < "$work/local/$format.hashes" | sh-compute > "$work/local/$format-df.fp"
+  sh-weight --df "$work/local/$format.df" --min-run 3 < "$work/local/$format.hashes" | sh-compute > "$work/local/$format-df-run3.fp"
   sh-compute --bits 256 < "$work/local/$format.hashes" > "$work/local/$format-256.fp"
 done
 cp "$work/graphs.fp" "$work/local/graphs.fp"
@@ -112,6 +114,7 @@ cp "$work/graphs.fp" "$work/local/graphs.fp"
 fingerprints_of() { # format, flag
   case "$2" in
     --df) echo "$work/local/$1-df.fp" ;;
+    "--df --min-run 3") echo "$work/local/$1-df-run3.fp" ;;
     --bits*) echo "$work/local/$1-${2#--bits }.fp" ;;
     *) echo "$work/local/$1.fp" ;;
   esac
@@ -242,7 +245,7 @@ for run in "${runs[@]}"; do
   for part in fingerprints pairs clusters duplicates labels kept df; do
     if [ -d "$spark/$part" ]; then cat "$spark/$part"/part-* > "$spark.$part"; fi
   done
-  if [ "$flag" = --df ]; then
+  if [ "${flag%% *}" = --df ]; then
     check "$name: document-frequency table ($(wc -l < "$spark.df") lines)" "$work/local/$format.df" "$spark.df"
   fi
   [ "$format" = graphs ] || check "$name: fingerprints" "$(fingerprints_of "$format" "$flag")" "$spark.fingerprints"
