@@ -2,7 +2,7 @@
 the README's recommended pipeline (sh-tokenize --with-id | sh-shingle | sh-hash; sh-df;
 sh-weight --df | sh-compute --bits 256 | sh-pairs) with --min-run 1 (a common item goes
 wherever it stands) and longer runs, beside the plain 256-bit pipeline; scored by sh-score.
-Writes a Markdown table (docs/QUALITY.md, "Lone common items").
+Writes a Markdown table (docs/QUALITY.md, "Common items in short runs").
 
     eval/minrun.py --sets eval/work/sets --bin target/release [--out FILE] [--only SET,...]
 """

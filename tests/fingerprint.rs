@@ -453,6 +453,36 @@ fn the_stages_flags_are_its_flags() {
 /// --min-kept reaches the weighing: on a family of 60 copies of one text (each with an edit
 /// in its middle) among 40 other documents, the default keeps each copy whole and --min-kept 0
 /// keeps only its edit, and either way sh-fingerprint writes what the stages write.
+/// --min-run reaches the weighing: a word pair that every document has, standing alone amid
+/// each one's own text, goes at --min-run 1 and stays at 2, where the fingerprints are those of
+/// a rule that leaves nothing out.
+#[test]
+fn min_run_is_passed_to_the_weighing() {
+    let mut input = String::new();
+    for doc in 0..30 {
+        let mut words: Vec<String> = (0..20).map(|i| format!("d{doc}w{i}")).collect();
+        words.insert(10, "the".into());
+        words.insert(11, "same".into());
+        input += &words.join(" ");
+        input.push('\n');
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut outputs = Vec::new();
+    for weight in [
+        &["--max-df", "0.5", "--df-floor", "0", "--min-run", "1"][..],
+        &["--max-df", "0.5", "--df-floor", "0", "--min-run", "2"][..],
+        &["--max-df", "1", "--df-floor", "0"][..],
+    ] {
+        let combo = Combo { weight: Some(weight), ..PLAIN };
+        let staged = pipeline(&combo, input.as_bytes(), dir.path());
+        assert_eq!(fused(&combo, input.as_bytes(), dir.path(), &[]), staged, "{weight:?}");
+        assert_eq!(staged.code, Some(0));
+        outputs.push(staged.stdout);
+    }
+    assert_ne!(outputs[0], outputs[1], "a lone common item goes at 1 and stays at 2");
+    assert_eq!(outputs[1], outputs[2], "at 2 nothing is left out");
+}
+
 #[test]
 fn min_kept_is_passed_to_the_weighing() {
     let text: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();

@@ -18,4 +18,5 @@ mod pipeline;
 mod score;
 mod shingle;
 mod tokenize;
+mod weight;
 mod wide;

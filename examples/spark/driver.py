@@ -184,6 +184,8 @@ def parse_args(argv):
     if (args.max_df is not None or args.df_floor is not None or args.idf or args.max_tf is not None
             or args.min_kept is not None or args.min_run is not None) and not args.df:
         p.error("--max-df, --df-floor, --idf, --max-tf, --min-kept and --min-run go with --df")
+    if args.min_run is not None and not 1 <= args.min_run <= 1000:
+        p.error("need 1 <= --min-run <= 1000")
     if args.df and args.input_format == "fingerprints":
         p.error("--df needs documents, not --input-format fingerprints")
     if args.min_size < 1:

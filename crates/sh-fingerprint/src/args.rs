@@ -110,7 +110,7 @@ pub struct Args {
     /// With --df, leave out a common item only where at least N common items stand in a row
     /// (1: wherever it stands)
     #[arg(long, value_name = "N", default_value_t = sh_weight::DEFAULT_MIN_RUN, requires = "df",
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub min_run: u32,
 
     /// With --df, hold at most N items of the table

@@ -41,7 +41,7 @@ pub struct Fingerprinter<'r, const WORDS: usize> {
     /// With a table: the document's hashes as sh-hash writes them, and as sh-weight writes them.
     hashes: Vec<u8>,
     weighed: Vec<u8>,
-    /// sh-weight's scratch for its --max-tf limit.
+    /// sh-weight's scratch for its --max-tf limit and --min-run's runs.
     repeats: Repeats,
 }
 

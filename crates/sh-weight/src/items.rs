@@ -161,11 +161,11 @@ fn filter_place(hash: u64, bits: usize) -> (usize, u64) {
     (place / 64, 1 << (place % 64))
 }
 
-/// One document's items on their way through [`crate::Weights::apply`], and how often each has
-/// occurred, for the --max-tf limit: the scratch of `apply`, kept from document to document so
-/// that its buffers are allocated once.
+/// One document's items on their way through [`crate::Weights::apply`], how often each has
+/// occurred (for the --max-tf limit), and a run of common items held for --min-run: the
+/// scratch of `apply`, kept from document to document so that its buffers are allocated once.
 ///
-/// For a document of up to 256 KiB, `apply` notes the items that the table keeps, in order,
+/// For a document of up to 256 KiB, `apply` notes the items that the rule keeps, in order,
 /// then asks which occurrences are within the limit. Most documents repeat few items, and most
 /// items not past the limit; so the occurrences are first counted in a sketch, a small array of
 /// counters indexed by some bits of the items' hashes, where an item's counter is never below
@@ -182,7 +182,7 @@ pub struct Repeats {
     table: HashTable<Seen>,
 }
 
-/// An item found in the document, that the table keeps.
+/// An item found in the document: one that the table keeps, or a common one held in a run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Found {
     /// The item in the payload.

@@ -68,8 +68,8 @@ Output: one line per input line, in order, ids kept.
 --max-df F leaves out every item found in more than the fraction F of the documents \
 (0 < F <= 1), but never one found in at most --df-floor documents (default 50): so a small \
 corpus keeps the text that a family of near duplicates shares, while a site's navigation, in \
-more pages than that, goes. --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = ln(N / df) (four \
-decimals; multiplied by the item's own weight with --weighted), which sh-compute sums; an item \
+more pages than that, goes. --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = \
+ln(N / df) (four decimals; multiplied by the item's own weight with --weighted), which sh-compute sums; an item \
 not in the table weighs as the table's rarest items, and an item whose weight rounds to 0 (one \
 in every document) is left out, as it would change nothing. The two combine. With neither, \
 --df alone does what the evaluation found best across web pages, documentation, licenses and \
@@ -84,17 +84,19 @@ item alone, and match every other document that repeats it. The limit applies wi
 --max-df and --idf. In the evaluation (docs/QUALITY.md in the source) limits of 4 to 12 did \
 alike, 8 a little better than the others on Chinese text.
 
---min-run N (default 1) leaves out an item over the --max-df limit only where at least N such \
-items stand in a row, and keeps those of shorter runs, in place. A template's text (navigation, \
-a header, a footer) comes in long runs; the commonest word pairs of running text stand alone or \
-two or three in a row amid a document's own items, and with N above 1 they count as the \
-document's, so a document keeps more items and an edit weighs less. In the evaluation \
+--min-run N (default 1; at most 1000) leaves out an item over the --max-df limit only where at \
+least N such items stand in a row, and keeps those of shorter runs, in place. A template's text \
+(navigation, a header, a footer) comes in long runs; the commonest word pairs of running text \
+stand alone or two or three in a row amid a document's own items, and with N above 1 they count \
+as the document's, so a document keeps more items and an edit weighs less. In the evaluation \
 (docs/QUALITY.md in the source, \"Common items in short runs\") 6 raised F1 on English, Chinese \
-and generated text and on real pages with 5% edits (Chinese 0.664 -> 0.753) but made related licenses alike (0.804 \
--> 0.717), and 2 helped Chinese text and licenses but lost a little on generated text: no value \
-gained on every kind of text, so the default leaves out every common item. Try 4-6 on running \
-text without families of related but distinct documents. Which documents are kept whole \
-(below) is decided as with 1.
+and generated text and on real pages with 5% edits (Chinese 0.664 -> 0.753) but made related \
+licenses alike (0.804 -> 0.717), and 2 helped Chinese text and licenses but lost a little on \
+generated text: no value gained on every kind of text, so the default leaves out every common \
+item. Try 4-6 on running text without families of related but distinct documents. The share \
+that --min-kept (below) compares with F counts every common item as left out, as with 1; a \
+document is kept whole for having every item left out only where nothing is kept after this \
+rule (so a document of fewer than N items, all common, keeps them, weighed as any other).
 
 A document whose every item would be left out keeps all its items, as they came (up to --max-tf \
 occurrences each): a page made only of common text (navigation alone, an empty template) still \
@@ -118,7 +120,8 @@ makes w + 1), and a copy with a run over half is then taken for a page and keeps
 edits. With --idf alone no item is left out by the table, so this never applies.
 
 Memory: with --idf every item of the table is held (--capacity of them at most; a larger table \
-is an error); with --max-df alone only the items to leave out.
+is an error); with --max-df alone only the items to leave out. --min-run N holds up to N - 1 \
+common items of a document (64 bytes each) until their run ends.
 
 -j N weighs on N threads (default: all cores), sharing the table: the input is read in chunks \
 of lines, each chunk weighed by one thread, and the chunks written in input order, with at most \
@@ -163,7 +166,7 @@ pub struct Args {
     /// Leave out a common item only where at least N common items stand in a row (1: wherever
     /// it stands)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_RUN,
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub min_run: u32,
 
     /// Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)
