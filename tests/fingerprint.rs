@@ -450,9 +450,16 @@ fn the_stages_flags_are_its_flags() {
     assert_eq!(checked, 21, "the flags of the stages");
 }
 
-/// --min-kept reaches the weighing: on a family of 60 copies of one text (each with an edit
-/// in its middle) among 40 other documents, the default keeps each copy whole and --min-kept 0
-/// keeps only its edit, and either way sh-fingerprint writes what the stages write.
+/// The plain combination with the weighing flags `weight`: the stages and sh-fingerprint write
+/// the same fingerprints, without a fault; what they write, escaped.
+fn weighed_alike(weight: &'static [&'static str], input: &str, dir: &Path) -> String {
+    let combo = Combo { weight: Some(weight), ..PLAIN };
+    let staged = pipeline(&combo, input.as_bytes(), dir);
+    assert_eq!(fused(&combo, input.as_bytes(), dir, &[]), staged, "{weight:?}");
+    assert_eq!(staged.code, Some(0));
+    staged.stdout
+}
+
 /// --min-run reaches the weighing: a word pair that every document has, standing alone amid
 /// each one's own text, goes at --min-run 1 and stays at 2, where the fingerprints are those of
 /// a rule that leaves nothing out.
@@ -473,16 +480,15 @@ fn min_run_is_passed_to_the_weighing() {
         &["--max-df", "0.5", "--df-floor", "0", "--min-run", "2"][..],
         &["--max-df", "1", "--df-floor", "0"][..],
     ] {
-        let combo = Combo { weight: Some(weight), ..PLAIN };
-        let staged = pipeline(&combo, input.as_bytes(), dir.path());
-        assert_eq!(fused(&combo, input.as_bytes(), dir.path(), &[]), staged, "{weight:?}");
-        assert_eq!(staged.code, Some(0));
-        outputs.push(staged.stdout);
+        outputs.push(weighed_alike(weight, &input, dir.path()));
     }
     assert_ne!(outputs[0], outputs[1], "a lone common item goes at 1 and stays at 2");
     assert_eq!(outputs[1], outputs[2], "at 2 nothing is left out");
 }
 
+/// --min-kept reaches the weighing: on a family of 60 copies of one text (each with an edit
+/// in its middle) among 40 other documents, the default keeps each copy whole and --min-kept 0
+/// keeps only its edit, and either way sh-fingerprint writes what the stages write.
 #[test]
 fn min_kept_is_passed_to_the_weighing() {
     let text: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
@@ -501,11 +507,7 @@ fn min_kept_is_passed_to_the_weighing() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut outputs = Vec::new();
     for weight in [&[][..], &["--min-kept", "0"][..]] {
-        let combo = Combo { weight: Some(weight), ..PLAIN };
-        let staged = pipeline(&combo, input.as_bytes(), dir.path());
-        assert_eq!(fused(&combo, input.as_bytes(), dir.path(), &[]), staged, "{weight:?}");
-        assert_eq!(staged.code, Some(0));
-        outputs.push(staged.stdout);
+        outputs.push(weighed_alike(weight, &input, dir.path()));
     }
     assert_ne!(outputs[0], outputs[1], "the rule changes the copies' fingerprints");
     // With the rule the copies, kept whole, lie close together: the first two are nearer

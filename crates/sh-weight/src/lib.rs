@@ -69,9 +69,10 @@ Output: one line per input line, in order, ids kept.
 (0 < F <= 1), but never one found in at most --df-floor documents (default 50): so a small \
 corpus keeps the text that a family of near duplicates shares, while a site's navigation, in \
 more pages than that, goes. --idf writes each item kept as `ITEM:WEIGHT` with WEIGHT = \
-ln(N / df) (four decimals; multiplied by the item's own weight with --weighted), which sh-compute sums; an item \
-not in the table weighs as the table's rarest items, and an item whose weight rounds to 0 (one \
-in every document) is left out, as it would change nothing. The two combine. With neither, \
+ln(N / df) (four decimals; multiplied by the item's own weight with --weighted), which \
+sh-compute sums; an item not in the table weighs as the table's rarest items, and an item whose \
+weight rounds to 0 (one in every document) is left out, as it would change nothing. The two \
+combine. With neither, \
 --df alone does what the evaluation found best across web pages, documentation, licenses and \
 Chinese text (docs/QUALITY.md in the source): --max-df 0.02 with the floor of 50 (and --max-tf 8, \
 below).
