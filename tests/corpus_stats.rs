@@ -156,6 +156,9 @@ fn faults_in_tables_name_the_command_file_and_line() {
             "sh-weight: error: {t}: line 4: the table holds more than 2 items (raise --capacity, or use --max-df without --idf, which holds only the items to leave out): 'c'\n")),
         // A repeat when the table is full is a repeat.
         ("#documents\t9\n7\t1\n007\t1\n7\t1\n", vec!["--idf", "--capacity", "2"], format!("sh-weight: error: {t}: line 4: item listed twice: '7'\n")),
+        // The table's numbers are decimal, as its format says; hex is refused.
+        ("#documents\t2\nx\t0x1\n", vec![], format!("sh-weight: error: {t}: line 2: COUNT is not a whole number of documents: 'x\\t0x1'\n")),
+        ("#documents\t0x2\n", vec![], format!("sh-weight: error: {t}: line 1: first line is not '#documents<TAB>N': '#documents\\t0x2'\n")),
     ] {
         std::fs::write(&table, text).unwrap();
         let mut full = vec!["--df", t.as_str()];
@@ -195,6 +198,48 @@ fn bad_flags_are_usage_errors() {
     }
     run("sh-weight", &[], "").failure(2, "sh-weight: error: the following required arguments");
     run("sh-df", &["--capacity", "0"], "").failure(2, "sh-df: error: invalid value '0'");
+    // --merge reads tables, not documents: an input given beside it would go unread.
+    run("sh-df", &["--merge", "t", "-i", "docs"], "")
+        .failure(2, "sh-df: error: the argument '--merge <TABLE>...' cannot be used with");
+    // A table and documents both from standard input: the table would take all of it.
+    for command in ["sh-weight", "sh-fingerprint"] {
+        run(command, &["--df", "-"], "#documents\t1\na\t1\n")
+            .failure(2, &format!("{command}: error: --df - and the input are both standard input"));
+    }
+}
+
+/// A table may come from standard input when the documents come from a file.
+#[test]
+fn the_table_may_come_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::write(&docs, "a b\na c\n").unwrap();
+    let table = "#documents\t2\na\t2\nb\t1\nc\t1\n";
+    let args = ["--df", "-", "--max-df", "0.5", "--df-floor", "0", "-i", path_str(&docs)];
+    assert_eq!(run("sh-weight", &args, table).success(), "b\nc\n");
+}
+
+/// A note after --merge tells where an undercount comes from: the tables merged, or the
+/// capacity of this run.
+#[test]
+fn the_note_after_a_merge_says_where_the_undercount_comes_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let (owed, exact) = (dir.path().join("owed"), dir.path().join("exact"));
+    std::fs::write(&owed, "#documents\t3\t4\na\t2\n").unwrap();
+    std::fs::write(&exact, "#documents\t3\na\t2\nb\t1\n").unwrap();
+    let got = run("sh-df", &["--merge", path_str(&owed), path_str(&exact)], "");
+    assert_eq!(got.code, Some(0));
+    assert_eq!(got.stdout_str(), "#documents\t6\t4\na\t4\nb\t1\n");
+    assert_eq!(
+        got.stderr,
+        "sh-df: note: counts may be up to 4 documents low: the tables merged carry that \
+         undercount (their first lines' third field)\n"
+    );
+    let got = run("sh-df", &["--merge", path_str(&exact), "--capacity", "1"], "");
+    assert_eq!(got.code, Some(0));
+    assert!(got.stderr.starts_with("sh-df: note: more than 1 distinct items"), "{}", got.stderr);
+    let got = run("sh-df", &["-q", "--merge", path_str(&owed)], "");
+    assert_eq!((got.code, got.stderr.as_str()), (Some(0), ""));
 }
 
 #[test]

@@ -155,7 +155,10 @@ fn bad_lines_are_errors_with_their_line_number() {
     let (_dir, gold) = gold_file("a\tb\nonly-one-field\n");
     run("sh-score", &["-g", &gold], "").failure(
         1,
-        "sh-score: error: line 2: gold file: a pair line needs two TAB-separated ids: 'only-one-field'\n",
+        &format!(
+            "sh-score: error: {gold}: line 2: a pair line needs two TAB-separated ids: \
+             'only-one-field'\n"
+        ),
     );
     let (_dir, gold) = gold_file("a\tb\n");
     run("sh-score", &["-g", &gold], "a\tb\t1\nc\tc\t0\n")
@@ -171,11 +174,15 @@ fn bad_lines_are_errors_with_their_line_number() {
     let (_dir, labels) = gold_file("a\t1\nb\t2\na\t2\n");
     run("sh-score", &["-g", &labels, "--gold-format", "labels"], "").failure(
         1,
-        "sh-score: error: line 3: gold file: an id with a second, different label: 'a\\t2'\n",
+        &format!(
+            "sh-score: error: {labels}: line 3: an id with a second, different label: 'a\\t2'\n"
+        ),
     );
     let (_dir, gold) = gold_file("a\ta\n");
-    run("sh-score", &["-g", &gold], "")
-        .failure(1, "sh-score: error: line 1: gold file: a pair of an id with itself: 'a\\ta'\n");
+    run("sh-score", &["-g", &gold], "").failure(
+        1,
+        &format!("sh-score: error: {gold}: line 1: a pair of an id with itself: 'a\\ta'\n"),
+    );
 }
 
 #[test]

@@ -80,7 +80,7 @@ pub struct Args {
     pub capacity: usize,
 
     /// Add up these tables (of sh-df runs over shards) instead of reading documents
-    #[arg(long, value_name = "TABLE", num_args = 1.., conflicts_with = "weighted")]
+    #[arg(long, value_name = "TABLE", num_args = 1.., conflicts_with_all = ["weighted", "input"])]
     pub merge: Vec<PathBuf>,
 
     /// Items are ITEM:WEIGHT (as sh-hash --weighted writes them); ITEM is counted
@@ -142,9 +142,17 @@ pub fn run(args: Args) -> Result<()> {
         header
     } else {
         let mut counts = ItemCounts::new(args.capacity);
-        let documents = merge_tables(&args.merge, &mut counts)?;
+        let (documents, owed) = merge_tables(&args.merge, &mut counts)?;
         let header = Header { documents, undercount: counts.undercount() };
         write_output(&args, |out| write_table(out, header, counts.sorted().iter()))?;
+        if owed == header.undercount && owed > 0 && !args.quiet {
+            // Nothing cut here: the undercount is the tables' own.
+            eprintln!(
+                "sh-df: note: counts may be up to {owed} documents low: the tables merged \
+                 carry that undercount (their first lines' third field)"
+            );
+            return Ok(());
+        }
         header
     };
     if header.undercount > 0 && !args.quiet {
@@ -167,9 +175,10 @@ fn write_output(
     out.finish()
 }
 
-/// Adds up the tables; returns the total of their document counts.
-fn merge_tables(tables: &[PathBuf], counts: &mut ItemCounts) -> Result<u64> {
-    let mut documents = 0u64;
+/// Adds up the tables; returns the total of their document counts and of the undercounts
+/// they carry.
+fn merge_tables(tables: &[PathBuf], counts: &mut ItemCounts) -> Result<(u64, u64)> {
+    let (mut documents, mut owed) = (0u64, 0u64);
     for (number, path) in tables.iter().enumerate() {
         let number = number as u64;
         let header = read_table(path, |_, line, item, count| {
@@ -185,6 +194,7 @@ fn merge_tables(tables: &[PathBuf], counts: &mut ItemCounts) -> Result<u64> {
             Error::input(1, "the tables count more than 2^64-1 documents", b"").in_file(path)
         })?;
         counts.add_undercount(header.undercount);
+        owed = owed.saturating_add(header.undercount);
     }
-    Ok(documents)
+    Ok((documents, owed))
 }

@@ -75,7 +75,7 @@ pub fn read_table_from(
         if item.is_empty() {
             return Err(Error::input(line, "empty item", record));
         }
-        let count = parse_u64(count)
+        let count = parse_decimal(count)
             .map_err(|_| Error::input(line, "COUNT is not a whole number of documents", record))?;
         if count == 0 {
             return Err(Error::input(
@@ -96,6 +96,15 @@ pub fn read_table_from(
     Ok(header)
 }
 
+/// A number of the table: decimal digits only (the table's format, docs/DESIGN.md), not the
+/// `0x` hex that fingerprints and hashes may be written in.
+fn parse_decimal(text: &[u8]) -> std::result::Result<u64, ()> {
+    if !text.iter().all(u8::is_ascii_digit) {
+        return Err(());
+    }
+    parse_u64(text).map_err(|_| ())
+}
+
 fn parse_header(line: &[u8]) -> std::result::Result<Header, &'static str> {
     const EXPECTED: &str = "first line is not '#documents<TAB>N'";
     let mut fields = line.split(|&b| b == b'\t');
@@ -103,10 +112,10 @@ fn parse_header(line: &[u8]) -> std::result::Result<Header, &'static str> {
         return Err(EXPECTED);
     }
     let documents = fields.next().ok_or(EXPECTED)?;
-    let documents = parse_u64(documents).map_err(|_| EXPECTED)?;
+    let documents = parse_decimal(documents).map_err(|_| EXPECTED)?;
     let undercount = match fields.next() {
         None => 0,
-        Some(text) => parse_u64(text).map_err(|_| "the undercount is not a whole number")?,
+        Some(text) => parse_decimal(text).map_err(|_| "the undercount is not a whole number")?,
     };
     if fields.next().is_some() {
         return Err("first line has more than three fields");
@@ -163,6 +172,18 @@ mod tests {
             (
                 "#documents\t3\nx\t1\ny\tz\n",
                 "FILE: line 3: COUNT is not a whole number of documents: 'y\\tz'",
+            ),
+            (
+                "#documents\t3\nx\t0x2\n",
+                "FILE: line 2: COUNT is not a whole number of documents: 'x\\t0x2'",
+            ),
+            (
+                "#documents\t0x3\n",
+                "FILE: line 1: first line is not '#documents<TAB>N': '#documents\\t0x3'",
+            ),
+            (
+                "#documents\t3\t0x1\n",
+                "FILE: line 1: the undercount is not a whole number: '#documents\\t3\\t0x1'",
             ),
         ] {
             assert_eq!(read(text).unwrap_err(), error, "{text:?}");

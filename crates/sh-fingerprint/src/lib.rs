@@ -33,6 +33,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let table = match &args.df {
         Some(path) => {
+            sh_weight::check_table_and_input(path, &args.io.input)?;
             let rule = Rule::from_flags(
                 args.max_df,
                 args.df_floor,

@@ -141,7 +141,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut gold_file = RecordReader::open(&args.gold)?;
     let mut out = args.io.create_output()?;
     let mut ids = Ids::default();
-    let gold = read_gold(&mut gold_file, args.gold_format, &mut ids)?;
+    let gold =
+        read_gold(&mut gold_file, args.gold_format, &mut ids).map_err(|e| e.in_file(&args.gold))?;
     let uses_distance = args.k.is_some() || args.by_distance;
     let (predicted, largest) = read_predicted(&mut input, &mut ids, uses_distance)?;
     let counts = predicted.tally(&gold);
@@ -164,8 +165,8 @@ const TOO_MANY_IDS: &str = "too many distinct ids";
 const TOO_MANY_IDS_LIMIT: &[u8] = b"the limit is 4294967294";
 
 fn read_gold(reader: &mut RecordReader, format: GoldFormat, ids: &mut Ids) -> Result<Gold> {
-    let gold_error =
-        |line, what: &str, text: &[u8]| Error::input(line, format!("gold file: {what}"), text);
+    // The caller names the file.
+    let gold_error = |line, what: &str, text: &[u8]| Error::input(line, what, text);
     match format {
         GoldFormat::Pairs => {
             let mut pairs = std::collections::HashSet::new();
@@ -367,18 +368,15 @@ mod tests {
     }
 
     #[test]
-    fn errors_name_the_gold_file_and_the_line() {
+    fn errors_name_the_line() {
         let err = score(b"a\tb\n", b"a\tb\nc\n", GoldFormat::Pairs).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("line 2: gold file: {}: 'c'", sh_core::pairs::PairError::OneField)
+            format!("line 2: {}: 'c'", sh_core::pairs::PairError::OneField)
         );
         let err = score(b"a\tb\nx\tx\t0\n", b"", GoldFormat::Pairs).unwrap_err();
         assert_eq!(err.to_string(), format!("line 2: {}: 'x\\tx\\t0'", parse::SELF_PAIR));
         let err = score(b"", b"a\t1\na\t2\n", GoldFormat::Labels).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "line 2: gold file: an id with a second, different label: 'a\\t2'"
-        );
+        assert_eq!(err.to_string(), "line 2: an id with a second, different label: 'a\\t2'");
     }
 }

@@ -3,7 +3,7 @@
 mod items;
 mod weights;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use sh_core::cli::{ChunkArgs, IoArgs};
@@ -231,7 +231,20 @@ impl Args {
     }
 }
 
+/// A table and documents cannot both come from standard input: the table would be read to its
+/// end, leaving no documents (and the run would say nothing of it).
+pub fn check_table_and_input(table: &Path, input: &Path) -> Result<()> {
+    if sh_core::is_std_stream(table) && sh_core::is_std_stream(input) {
+        return Err(Error::usage(
+            "--df - and the input are both standard input: give the table or the documents \
+             as a file (-i FILE)",
+        ));
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<()> {
+    check_table_and_input(&args.df, &args.io.input)?;
     let weights = Weights::load(&args.df, args.rule(), args.capacity)?;
     let mut input = args.io.open_input()?;
     if weights.documents() == 0 && input.next_record()?.is_some() {

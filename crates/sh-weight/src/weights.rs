@@ -200,6 +200,12 @@ impl Weights {
             };
             let hash = hasher.hash(key);
             let count = self.items.get(hash, key);
+            if let (Some(weight), true) = (weight, self.rule.idf) {
+                if !(self.idf_of(count) * weight).is_finite() {
+                    let what = "the weight times the item's IDF is beyond a finite number";
+                    return Err(Error::input(line, what, item));
+                }
+            }
             let start = item.as_ptr() as usize - payload.as_ptr() as usize;
             let (len, key_len) = (item.len(), key.len());
             let found = Found { start, len, key_len, hash, count, weight };
@@ -226,6 +232,12 @@ impl Weights {
         Ok(share)
     }
 
+    /// The IDF weight of an item of `count` in the table (`None`: not in it).
+    #[inline]
+    fn idf_of(&self, count: Option<u64>) -> f64 {
+        count.map_or(self.unseen_weight, |count| idf(self.documents, count))
+    }
+
     /// Writes a kept item of `payload` to `out`, weighted when the rule weighs; `kept`: whether
     /// `out` holds an item.
     #[inline]
@@ -236,8 +248,7 @@ impl Weights {
             out.extend_from_slice(item);
             return;
         }
-        let idf = found.count.map_or(self.unseen_weight, |count| idf(self.documents, count));
-        let weight = idf * found.weight.unwrap_or(1.0);
+        let weight = self.idf_of(found.count) * found.weight.unwrap_or(1.0);
         let start = out.len();
         separate(out, kept);
         out.extend_from_slice(&item[..found.key_len]);
