@@ -167,9 +167,9 @@ fn bad_lines_are_errors_with_their_line_number() {
         .failure(1, "sh-score: error: line 2: empty id: '\\tb'\n");
     run("sh-score", &["-g", &gold, "-k", "3"], "a\tb\t1\nc\td\n")
         .failure(1, "sh-score: error: line 2: no distance (third field) on a pair line: 'c\\td'\n");
-    run("sh-score", &["-g", &gold, "--by-distance"], "a\tb\t65\n").failure(
+    run("sh-score", &["-g", &gold, "--by-distance"], "a\tb\t256\n").failure(
         1,
-        "sh-score: error: line 1: the distance is not an integer from 0 to 64: 'a\\tb\\t65'\n",
+        "sh-score: error: line 1: the distance is not an integer from 0 to 255: 'a\\tb\\t256'\n",
     );
     let (_dir, labels) = gold_file("a\t1\nb\t2\na\t2\n");
     run("sh-score", &["-g", &labels, "--gold-format", "labels"], "").failure(
@@ -189,12 +189,12 @@ fn bad_lines_are_errors_with_their_line_number() {
 fn json_pairs_follow_the_same_rules_as_tsv_pairs() {
     let (_dir, gold) = gold_file("a\tb\n7\tc\n");
     // Further elements are ignored, and the distance is read only with -k or --by-distance.
-    let predicted = "[\"a\", \"b\", 65, \"extra\"]\n[7, \"c\", 1, null]\n";
+    let predicted = "[\"a\", \"b\", 256, \"extra\"]\n[7, \"c\", 1, null]\n";
     assert_eq!(tsv_row(&["-g", &gold], predicted)[..3], ["2", "0", "0"]);
     run("sh-score", &["-g", &gold, "-k", "3"], predicted).failure(
         1,
-        "sh-score: error: line 1: the distance is not an integer from 0 to 64: \
-         '[\"a\", \"b\", 65, \"extra\"]'\n",
+        "sh-score: error: line 1: the distance is not an integer from 0 to 255: \
+         '[\"a\", \"b\", 256, \"extra\"]'\n",
     );
     for (line, what) in [
         ("[\"a\"]", "a JSON pair needs at least two ids"),
@@ -220,5 +220,23 @@ fn usage_errors_and_a_missing_gold_file() {
     run("sh-score", &["-g", "/nonexistent/gold.tsv"], "")
         .failure(1, "sh-score: error: cannot open '/nonexistent/gold.tsv'");
     let (_dir, gold) = gold_file("");
-    run("sh-score", &["-g", &gold, "-k", "65"], "").failure(2, "sh-score: error: invalid value");
+    run("sh-score", &["-g", &gold, "-k", "256"], "").failure(2, "sh-score: error: invalid value");
+}
+
+/// Wide fingerprints are far apart in more than 64 bits: sh-score reads the distances that
+/// sh-pairs writes for them (up to 255, its largest K).
+#[test]
+fn distances_of_wide_fingerprints_are_read() {
+    let zeros = format!("0x{}", "0".repeat(64));
+    let seventy = format!("0x{}3{}", "f".repeat(17), "0".repeat(46));
+    let pairs = run("sh-pairs", &["-k", "100"], format!("{zeros}\n{seventy}\n"));
+    assert_eq!(pairs.success(), "1\t2\t70\n");
+    let (_dir, gold) = gold_file("1\t2\n");
+    assert_eq!(tsv_row(&["-g", &gold, "-k", "69"], "1\t2\t70\n")[..3], ["0", "0", "1"]);
+    assert_eq!(tsv_row(&["-g", &gold, "-k", "70"], "1\t2\t70\n")[..3], ["1", "0", "0"]);
+    assert_eq!(tsv_row(&["-g", &gold, "-k", "255"], "1\t2\t255\n")[..3], ["1", "0", "0"]);
+    let rows = run("sh-score", &["-g", &gold, "--by-distance", "--format", "tsv"], "1\t2\t70\n");
+    let text = rows.success();
+    assert_eq!(text.lines().count(), 1 + 71, "a header and K = 0 to 70");
+    assert_eq!(text.lines().last(), Some("70\t1\t0\t0\t1\t1\t1"));
 }

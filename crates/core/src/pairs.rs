@@ -16,8 +16,11 @@ use json_array::parse_json;
 
 mod json_array;
 
-/// The largest distance between two 64-bit fingerprints.
-pub const MAX_DISTANCE: u8 = 64;
+/// The largest distance a pair line may carry: that of two 256-bit fingerprints within the
+/// largest K that sh-pairs takes (255).
+pub const MAX_DISTANCE: u8 = 255;
+// Every distance that fits its u8 is one [`Pair::distance`] takes.
+const _: () = assert!(MAX_DISTANCE == u8::MAX);
 
 /// One id of a pair, as the line gave it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,23 +71,21 @@ enum Third<'a> {
 
 impl Pair<'_> {
     /// The third field, sh-pairs' distance: an integer from 0 to [`MAX_DISTANCE`], in TSV
-    /// written with one or two decimal digits.
+    /// written with one to three decimal digits.
     pub fn distance(&self) -> Result<u8, PairError> {
         match self.third {
             Third::Absent => Err(PairError::NoDistance),
             Third::Fields([]) => Err(PairError::NoDistance),
             Third::Fields([_tab, fields @ ..]) => {
                 let field = &fields[..memchr(b'\t', fields).unwrap_or(fields.len())];
-                if field.is_empty() || field.len() > 2 || !field.iter().all(u8::is_ascii_digit) {
+                if field.is_empty() || field.len() > 3 || !field.iter().all(u8::is_ascii_digit) {
                     return Err(PairError::BadDistance);
                 }
-                let value = field.iter().fold(0u8, |value, &digit| value * 10 + (digit - b'0'));
-                (value <= MAX_DISTANCE).then_some(value).ok_or(PairError::BadDistance)
+                let value =
+                    field.iter().fold(0u16, |value, &digit| value * 10 + u16::from(digit - b'0'));
+                u8::try_from(value).map_err(|_| PairError::BadDistance)
             }
-            Third::Number(value) => u8::try_from(value)
-                .ok()
-                .filter(|&value| value <= MAX_DISTANCE)
-                .ok_or(PairError::BadDistance),
+            Third::Number(value) => u8::try_from(value).map_err(|_| PairError::BadDistance),
             Third::OtherJson => Err(PairError::BadDistance),
         }
     }
@@ -114,7 +115,7 @@ pub enum PairError {
     TabInId,
     /// [`Pair::distance`] on a line without a third field.
     NoDistance,
-    /// [`Pair::distance`] on a third field that is not an integer from 0 to 64.
+    /// [`Pair::distance`] on a third field that is not an integer from 0 to 255.
     BadDistance,
 }
 
@@ -134,7 +135,7 @@ impl PairError {
             }
             PairError::TabInId => "an id cannot hold a TAB or a line feed",
             PairError::NoDistance => "no distance (third field) on a pair line",
-            PairError::BadDistance => "the distance is not an integer from 0 to 64",
+            PairError::BadDistance => "the distance is not an integer from 0 to 255",
         }
     }
 }
@@ -237,10 +238,12 @@ mod tests {
         assert_eq!(distance("[\"a\", \"b\", 64, \"x\"]"), Ok(64));
         assert_eq!(distance("a\tb"), Err(PairError::NoDistance));
         assert_eq!(distance("[1, 2]"), Err(PairError::NoDistance));
-        for bad in ["", "65", "-1", "3.0", " 3", "100", "x", "003"] {
+        assert_eq!(distance("a\tb\t255"), Ok(255));
+        assert_eq!(distance("a\tb\t100"), Ok(100));
+        for bad in ["", "256", "-1", "3.0", " 3", "1000", "x", "0003", "999"] {
             assert_eq!(distance(&format!("a\tb\t{bad}\tz")), Err(PairError::BadDistance), "{bad}");
         }
-        for bad in ["65", "-1", "3.0", "3e0", "\"3\"", "null", "true", "18446744073709551616"] {
+        for bad in ["256", "-1", "3.0", "3e0", "\"3\"", "null", "true", "18446744073709551616"] {
             let line = format!("[\"a\", \"b\", {bad}]");
             assert_eq!(distance(&line), Err(PairError::BadDistance), "{bad}");
         }
@@ -261,6 +264,9 @@ mod tests {
     #[test]
     fn messages() {
         assert_eq!(PairError::OneField.to_string(), "a pair line needs two TAB-separated ids");
-        assert_eq!(PairError::BadDistance.message(), "the distance is not an integer from 0 to 64");
+        assert_eq!(
+            PairError::BadDistance.message(),
+            "the distance is not an integer from 0 to 255"
+        );
     }
 }

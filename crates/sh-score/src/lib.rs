@@ -28,7 +28,8 @@ Input: the predicted pairs, one per line: `A<TAB>B[<TAB>DISTANCE[<TAB>…]]`, or
 `[\"A\", \"B\", DISTANCE]` as `sh-pairs --format json` writes it (ids as JSON strings or \
 unsigned integers). Pairs are unordered: `A<TAB>B` and `B<TAB>A` are one pair, and a pair listed \
 twice counts once. The third field, the distance, is read only with --distance or \
---by-distance (then it must be an integer from 0 to 64); other fields are ignored.
+--by-distance (then it must be an integer from 0 to 255: the distance of wide fingerprints \
+too); other fields are ignored.
 
 The gold file (--gold) lists the near duplicates in one of two forms (--gold-format):
 
@@ -99,7 +100,7 @@ pub struct Args {
 
     /// Count only predicted pairs at distance K or less (the third field), as if sh-pairs had
     /// been run with -k K
-    #[arg(short = 'k', long = "distance", value_name = "K", value_parser = clap::value_parser!(u8).range(0..=64))]
+    #[arg(short = 'k', long = "distance", value_name = "K", value_parser = clap::value_parser!(u8).range(0..=255))]
     pub k: Option<u8>,
 
     /// One row for each K from 0 to the largest distance in the input (or to --distance): the

@@ -78,7 +78,8 @@ mod tests {
         assert_eq!(read(b"a\tb\t3\tx\ty"), ok("a", "b", Ok(3)));
         assert_eq!(read(br#"["a", "b", 64]"#), ok("a", "b", Ok(64)));
         assert_eq!(read(br#"[7, "x"]"#), ok("7", "x", Err(PairError::NoDistance)));
-        assert_eq!(read(br#"["a", "b", 65, "extra"]"#), ok("a", "b", Err(PairError::BadDistance)));
+        assert_eq!(read(br#"["a", "b", 65, "extra"]"#), ok("a", "b", Ok(65)));
+        assert_eq!(read(br#"["a", "b", 256, "extra"]"#), ok("a", "b", Err(PairError::BadDistance)));
         assert_eq!(read(b""), Ok(None));
         assert_eq!(read(b"a"), Err(PairError::OneField.message()));
         assert_eq!(read(br#"["a"]"#), Err(PairError::TooFew.message()));

@@ -138,7 +138,7 @@ impl Predicted {
 
     /// True and false positives by distance: `counts[d]` for the pairs at distance d.
     pub fn tally(&self, gold: &Gold) -> Vec<(u64, u64)> {
-        let mut counts = vec![(0u64, 0u64); 65];
+        let mut counts = vec![(0u64, 0u64); usize::from(sh_core::pairs::MAX_DISTANCE) + 1];
         for (&key, &distance) in &self.pairs {
             let (a, b) = ((key >> 32) as u32, key as u32);
             let slot = &mut counts[distance as usize];
