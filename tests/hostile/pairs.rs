@@ -98,6 +98,14 @@ pub(super) fn pairs_rows() -> Vec<Row> {
             "sh-pairs: error: --blocks (7) must be greater than the k of each word's search (7: \
              --word-k, with K = 44) for 256-bit fingerprints",
         ),
+        // The search itself names the k of each word too, not a K the user did not give.
+        flag_error_on(
+            p,
+            &["-b", "7", "--word-k", "7"],
+            format!("{W256_ZERO}\n"),
+            "sh-pairs: error: --blocks (7) must be greater than the k of each word's search (7: \
+             --word-k, with K = 44) for 256-bit fingerprints",
+        ),
         flag_error_on(
             p,
             &["-b", "9"],

@@ -129,18 +129,7 @@ impl MapReduce {
         } else if rule.word_bytes.is_some() {
             rule.word_tables(Some(self.blocks), 0)?
         } else {
-            Tables::new(self.blocks, rule.word_k).map_err(|_| {
-                let why = if rule.is_exact() {
-                    format!("floor(K/{}) with K = {}", rule.words, rule.k)
-                } else {
-                    format!("--word-k, with K = {}", rule.k)
-                };
-                Error::usage(format!(
-                    "--blocks ({}) must be greater than the k of each word's search ({}: {why}) \
-                     for {width} fingerprints, and at most 64",
-                    self.blocks, rule.word_k
-                ))
-            })?
+            Tables::new(self.blocks, rule.word_k).map_err(|_| rule.too_few_blocks(self.blocks))?
         };
         let rank_digits = hex_digits(64 - (tables.count() - 1).leading_zeros());
         Ok(Layout { width, rule, tables, rank_digits })

@@ -103,9 +103,25 @@ impl WideRule {
             }
             None => {
                 let b = blocks.unwrap_or_else(|| choose_blocks(distinct, self.word_k));
-                Tables::new(b, self.word_k)
+                Tables::new(b, self.word_k).map_err(|_| self.too_few_blocks(b))
             }
         }
+    }
+
+    /// The usage error for `blocks` too few (or too many) for the k of each word's search: the
+    /// message names that k and where it comes from, not only a K the user may not have given.
+    pub fn too_few_blocks(&self, blocks: u32) -> Error {
+        let why = if self.is_exact() {
+            format!("floor(K/{}) with K = {}", self.words, self.k)
+        } else {
+            format!("--word-k, with K = {}", self.k)
+        };
+        Error::usage(format!(
+            "--blocks ({blocks}) must be greater than the k of each word's search ({}: {why}) \
+             for {}-bit fingerprints, and at most 64",
+            self.word_k,
+            64 * self.words
+        ))
     }
 
     /// The chance that a pair `distance` bits apart (at most K) is found, if its differing bits
