@@ -78,6 +78,19 @@ fn stats_go_to_stderr() {
         "{}",
         result.stderr
     );
+    // --word-k narrows a 64-bit search to its one word within k bits: the line says so, and
+    // counts the tables of that search (C(4, 3), not C(4, 6) = 0).
+    let result = run("sh-pairs", &["-k", "6", "--word-k", "3", "-b", "4", "--stats"], "0\n7\n31\n");
+    // 1 and 3 are 5 bits apart: within K, not within k.
+    assert_eq!(result.stdout_str(), "1\t2\t3\n2\t3\t2\n");
+    assert!(
+        result.stderr.starts_with(
+            "sh-pairs: 3 records, 3 distinct fingerprints, K=6 (searched within k=3: --word-k), \
+             B=4, 4 tables"
+        ),
+        "{}",
+        result.stderr
+    );
 }
 
 #[test]

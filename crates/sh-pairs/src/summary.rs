@@ -34,11 +34,18 @@ impl Summary {
     /// The line of --stats.
     pub(crate) fn stats_line(&self, total: Duration, read_time: Duration) -> String {
         let search = if self.words == 1 {
-            let b = self.blocks.first().copied().unwrap_or(self.k + 1);
+            // --word-k below K narrows a 64-bit search too: its one word within k bits.
+            let k = self.word_k.min(self.k);
+            let within = if k < self.k {
+                format!(" (searched within k={k}: --word-k)")
+            } else {
+                String::new()
+            };
+            let b = self.blocks.first().copied().unwrap_or(k + 1);
             format!(
-                "K={}, B={b}, {} tables, {} candidates compared",
+                "K={}{within}, B={b}, {} tables, {} candidates compared",
                 self.k,
-                binomial(b, self.k),
+                binomial(b, k),
                 self.compared
             )
         } else {
