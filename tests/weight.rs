@@ -371,7 +371,7 @@ fn items_not_in_the_table_weigh_as_its_rarest() {
 }
 
 /// A weight that --idf would make infinite is an error on its line, not an item that the next
-/// stage refuses.
+/// stage refuses; so is an empty ITEM, as in sh-df.
 #[test]
 fn a_weight_past_the_largest_number_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -379,6 +379,8 @@ fn a_weight_past_the_largest_number_is_an_error() {
     std::fs::write(&table, "#documents\t3\n1\t2\n2\t1\n").unwrap();
     let args = ["--df", path_str(&table), "--weighted", "--idf"];
     assert_eq!(run("sh-weight", &args, "2:2 1:0.5\n").success(), "2:2.1972 1:0.2027\n");
+    run("sh-weight", &args, "2:2\n:5\n")
+        .failure(1, "sh-weight: error: line 2: weighted item has an empty ITEM: ':5'\n");
     run("sh-weight", &args, "2:2\n2:1.7e308\n").failure(
         1,
         "sh-weight: error: line 2: the weight times the item's IDF is beyond a finite number: \

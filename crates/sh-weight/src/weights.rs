@@ -192,6 +192,10 @@ impl Weights {
             let (key, weight) = if weighted {
                 let (key, weight) = split_weight(item)
                     .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+                if key.is_empty() {
+                    // As sh-df, which reads the same items, says of it.
+                    return Err(Error::input(line, "weighted item has an empty ITEM", item));
+                }
                 let weight =
                     parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
                 (key, Some(weight))
