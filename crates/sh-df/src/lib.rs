@@ -127,7 +127,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: Args) -> Result<()> {
-    let header = if args.merge.is_empty() {
+    // The header written, and the part of its undercount that merged tables brought.
+    let (header, owed) = if args.merge.is_empty() {
         let how = count::Counting {
             capacity: args.capacity,
             weighted: args.weighted,
@@ -139,28 +140,28 @@ pub fn run(args: Args) -> Result<()> {
         let (table, undercount) = counts.finish(how.threads);
         let header = Header { documents, undercount };
         write_output(&args, |out| table.write(out, header, how.threads))?;
-        header
+        (header, 0)
     } else {
         let mut counts = ItemCounts::new(args.capacity);
         let (documents, owed) = merge_tables(&args.merge, &mut counts)?;
         let header = Header { documents, undercount: counts.undercount() };
         write_output(&args, |out| write_table(out, header, counts.sorted().iter()))?;
-        if owed == header.undercount && owed > 0 && !args.quiet {
+        (header, owed)
+    };
+    if header.undercount > 0 && !args.quiet {
+        if owed == header.undercount {
             // Nothing cut here: the undercount is the tables' own.
             eprintln!(
                 "sh-df: note: counts may be up to {owed} documents low: the tables merged \
                  carry that undercount (their first lines' third field)"
             );
-            return Ok(());
+        } else {
+            eprintln!(
+                "sh-df: note: more than {} distinct items: counts may be up to {} documents \
+                 low (--capacity raises the limit)",
+                args.capacity, header.undercount
+            );
         }
-        header
-    };
-    if header.undercount > 0 && !args.quiet {
-        eprintln!(
-            "sh-df: note: more than {} distinct items: counts may be up to {} documents low \
-             (--capacity raises the limit)",
-            args.capacity, header.undercount
-        );
     }
     Ok(())
 }
