@@ -11,6 +11,14 @@ use sh_core::number::parse_u64;
 use sh_core::RecordReader;
 use sh_df::read_table_from;
 
+/// A number of the table: decimal digits only, as the format says (no `0x` hex).
+fn decimal(text: &[u8]) -> Result<u64, ()> {
+    match text.iter().all(u8::is_ascii_digit) {
+        true => parse_u64(text).map_err(|_| ()),
+        false => Err(()),
+    }
+}
+
 /// (N, E, items) or the line of the first fault.
 fn reference(input: &[u8]) -> Result<(u64, u64, Vec<(Vec<u8>, u64)>), u64> {
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
@@ -23,8 +31,8 @@ fn reference(input: &[u8]) -> Result<(u64, u64, Vec<(Vec<u8>, u64)>), u64> {
     let first = *lines.first().ok_or(1u64)?;
     let fields: Vec<&[u8]> = first.split(|&b| b == b'\t').collect();
     let (n, e) = match fields[..] {
-        [b"#documents", n] => (parse_u64(n).map_err(|_| 1u64)?, 0),
-        [b"#documents", n, e] => (parse_u64(n).map_err(|_| 1u64)?, parse_u64(e).map_err(|_| 1u64)?),
+        [b"#documents", n] => (decimal(n).map_err(|_| 1u64)?, 0),
+        [b"#documents", n, e] => (decimal(n).map_err(|_| 1u64)?, decimal(e).map_err(|_| 1u64)?),
         _ => return Err(1),
     };
     let mut items = Vec::new();
@@ -32,7 +40,7 @@ fn reference(input: &[u8]) -> Result<(u64, u64, Vec<(Vec<u8>, u64)>), u64> {
         let number = at as u64 + 1;
         let tab = line.iter().rposition(|&b| b == b'\t').ok_or(number)?;
         let (item, count) = (&line[..tab], &line[tab + 1..]);
-        let count = parse_u64(count).map_err(|_| number)?;
+        let count = decimal(count).map_err(|_| number)?;
         if item.is_empty() || count == 0 || count > n {
             return Err(number);
         }
