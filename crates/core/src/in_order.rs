@@ -5,9 +5,11 @@
 //! writer to give a chunk back before it reads more.
 //!
 //! A regular file is not read by the reader: a chunk is then a block of the file's lines
-//! ([`FileBlocks`]), which the thread that does its documents reads at its position, so that
-//! no one thread reads every line for the others. (Not in place in a map of the file: the
-//! pages read would stay with the process, its resident memory growing to the file's size.)
+//! ([`FileBlocks`]), which the thread that does its documents finds in a map of the file (or
+//! reads at its position), so that no one thread reads every line for the others. Each block's
+//! pages of the map go from the process once its documents are done, so that its resident
+//! memory does not grow to the file's size (without the map, copying the blocks out of the
+//! system's cache took a sixth of sh-weight's time on two threads).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -137,10 +139,12 @@ impl Chunk {
             if let Err(e) = document(self.lines_seen, line, &mut self.out) {
                 self.out.truncate(kept);
                 self.error = Some(e);
-                return;
+                break;
             }
             self.documents += 1;
         }
+        // Done with its lines: the block's pages in the map go.
+        blocks.release(index);
     }
 }
 

@@ -14,6 +14,17 @@ use std::os::unix::fs::FileExt;
 /// Bytes read at once past a block's range, looking for the end of its last line.
 const READ_ON: usize = 64 * 1024;
 
+/// The size of a page of memory (the map's offsets are let go in whole pages).
+fn page_size() -> usize {
+    // 4 KiB where the system does not say (a larger page only lets less go).
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n.is_power_of_two())
+        .unwrap_or(4096)
+}
+
 /// A regular file cut into blocks of about `size` bytes.
 #[derive(Debug)]
 pub(crate) struct FileBlocks {
@@ -51,15 +62,46 @@ impl FileBlocks {
     }
 
     /// The blocks of the lines of `file` from `start` to `end`, which ends a line (or is
-    /// `start`): nothing at or past `end` is read, however the file grows. Read into buffers,
-    /// not found in a map: for a reader that lets each block go once done (the pages of a map
-    /// stay with the process as they are read, its resident memory growing to the file's
-    /// size, though they are the system's cache of the file).
+    /// `start`): nothing at or past `end` is read, however the file grows. Read in place in a
+    /// map of the file up to `end` where it can be made, for a reader that lets each block go
+    /// once done ([`FileBlocks::release`]), so that its resident memory does not grow to the
+    /// file's size.
     pub(crate) fn lines_until(file: File, start: u64, end: u64, size: usize) -> FileBlocks {
         let size = size.max(1) as u64;
         let bytes = end.saturating_sub(start);
         let count = usize::try_from(bytes.div_ceil(size)).unwrap_or(usize::MAX).max(1);
-        FileBlocks { file, start, size, count, bytes, map: None, limit: end }
+        // SAFETY: as in `FileBlocks::new`; the map ends at `end`, past which nothing is read.
+        #[allow(unsafe_code)]
+        let map = match usize::try_from(end) {
+            Ok(len) if count > 1 => unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.ok(),
+            _ => None,
+        };
+        FileBlocks { file, start, size, count, bytes, map, limit: end }
+    }
+
+    /// Lets the pages of block `i` in the map go from the process, once its lines are done
+    /// (they stay in the system's cache of the file): those wholly within its range, so that
+    /// no page of a block still at work goes (a page that a block's last line shares with the
+    /// next block's range stays, one a block).
+    pub(crate) fn release(&self, i: usize) {
+        let Some(mapping) = self.map.as_ref() else { return };
+        let page = page_size();
+        let Some(from) = usize::try_from(self.start + i as u64 * self.size).ok() else { return };
+        let to = from.saturating_add(self.size as usize).min(mapping.len());
+        let (first, last) = (from.next_multiple_of(page), to / page * page);
+        if last > first {
+            // SAFETY: the map is of a file, shared and only read: pages let go are read again
+            // from the file (its cache) if touched, with the same bytes, as a page the system
+            // took back under memory pressure would be.
+            #[allow(unsafe_code)]
+            let _ = unsafe {
+                mapping.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    first,
+                    last - first,
+                )
+            };
+        }
     }
 
     pub(crate) fn count(&self) -> usize {
@@ -250,6 +292,46 @@ mod tests {
         let mut block = Vec::new();
         let skip = blocks.read(blocks.count() - 1, &mut block).unwrap();
         assert_eq!([mapped.concat(), block[skip..].to_vec()].concat(), &text[3..]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// The blocks of the lines up to an end are found in the map as they are read, before
+        /// and after the pages of any block are let go, in any order.
+        #[test]
+        fn blocks_let_go_read_the_same(
+            lines in proptest::collection::vec("[a-c]{0,9000}", 1..12),
+            size in 1..20_000usize,
+            order in any::<u64>(),
+        ) {
+            let text: Vec<u8> = lines.iter().flat_map(|l| format!("{l}\n").into_bytes()).collect();
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, &text).unwrap();
+            // Appended past the end: never read.
+            std::io::Write::write_all(&mut file, b"after the end").unwrap();
+            let blocks = FileBlocks::lines_until(file, 0, text.len() as u64, size);
+            let mut block = Vec::new();
+            let read: Vec<Vec<u8>> = (0..blocks.count())
+                .map(|i| {
+                    let skip = blocks.read(i, &mut block).unwrap();
+                    block[skip..].to_vec()
+                })
+                .collect();
+            prop_assert_eq!(read.concat(), &text[..]);
+            let count = blocks.count();
+            for step in 0..count {
+                let i = (step + order as usize % count) % count;
+                if let Some(mapped) = blocks.mapped(i) {
+                    prop_assert_eq!(mapped, &read[i][..]);
+                }
+                blocks.release(i);
+                if let Some(mapped) = blocks.mapped(i) {
+                    prop_assert_eq!(mapped, &read[i][..], "block {} let go", i);
+                }
+            }
+            blocks.release(count); // past the last: nothing
+        }
     }
 
     #[test]
