@@ -14,16 +14,8 @@ use std::os::unix::fs::FileExt;
 /// Bytes read at once past a block's range, looking for the end of its last line.
 const READ_ON: usize = 64 * 1024;
 
-/// The size of a page of memory (the map's offsets are let go in whole pages).
-fn page_size() -> usize {
-    // 4 KiB where the system does not say (a larger page only lets less go).
-    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
-        .ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n.is_power_of_two())
-        .unwrap_or(4096)
-}
+/// Bytes let go around a block's pages in the map besides its own ([`FileBlocks::release`]).
+const MARGIN: usize = 64 * 1024;
 
 /// A regular file cut into blocks of about `size` bytes.
 #[derive(Debug)]
@@ -80,28 +72,37 @@ impl FileBlocks {
     }
 
     /// Lets the pages of block `i` in the map go from the process, once its lines are done
-    /// (they stay in the system's cache of the file): those wholly within its range, so that
-    /// no page of a block still at work goes (a page that a block's last line shares with the
-    /// next block's range stays, one a block).
+    /// (they stay in the system's cache of the file): those of its range and of its last line,
+    /// and [`MARGIN`] on either side, where reading the byte before the range and the end of
+    /// the last line had the system map pages around them (its fault-around, 64 KiB) that the
+    /// neighbouring blocks may have let go already. A page of a block still at work that goes
+    /// with them is mapped again when it is next read, with the same bytes.
     pub(crate) fn release(&self, i: usize) {
         let Some(mapping) = self.map.as_ref() else { return };
-        let page = page_size();
-        let Some(from) = usize::try_from(self.start + i as u64 * self.size).ok() else { return };
-        let to = from.saturating_add(self.size as usize).min(mapping.len());
-        let (first, last) = (from.next_multiple_of(page), to / page * page);
-        if last > first {
-            // SAFETY: the map is of a file, shared and only read: pages let go are read again
-            // from the file (its cache) if touched, with the same bytes, as a page the system
-            // took back under memory pressure would be.
-            #[allow(unsafe_code)]
-            let _ = unsafe {
-                mapping.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    first,
-                    last - first,
-                )
-            };
+        let Some((from, to)) = self.range_in_map(i, mapping.len()) else { return };
+        let map: &[u8] = mapping;
+        let end = memchr::memchr(b'\n', &map[to - 1..]).map_or(map.len(), |lf| to + lf);
+        let first = from.saturating_sub(MARGIN);
+        let last = end.saturating_add(MARGIN).min(map.len());
+        // SAFETY: the map is of a file, shared and only read: pages let go are read again
+        // from the file (its cache) when touched, with the same bytes, as a page the system
+        // took back under memory pressure would be. (The system rounds the range out to
+        // whole pages, within the map.)
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            mapping.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, first, last - first)
+        };
+    }
+
+    /// Where block `i`'s range lies in a map of `len` bytes: for every block but the last,
+    /// when the range lies within it.
+    fn range_in_map(&self, i: usize, len: usize) -> Option<(usize, usize)> {
+        if i + 1 >= self.count {
+            return None;
         }
+        let from = usize::try_from(self.start + i as u64 * self.size).ok()?;
+        let to = from.checked_add(usize::try_from(self.size).ok()?)?;
+        (to <= len).then_some((from, to))
     }
 
     pub(crate) fn count(&self) -> usize {
@@ -124,14 +125,7 @@ impl FileBlocks {
     /// of the file, however far it has grown) and one whose last line runs on past the map.
     pub(crate) fn mapped(&self, i: usize) -> Option<&[u8]> {
         let mapping = self.map.as_ref()?;
-        if i + 1 >= self.count {
-            return None;
-        }
-        let from = usize::try_from(self.start + i as u64 * self.size).ok()?;
-        let to = from.checked_add(usize::try_from(self.size).ok()?)?;
-        if to > mapping.len() {
-            return None;
-        }
+        let (from, to) = self.range_in_map(i, mapping.len())?;
         // The range's pages (and the byte before it) mapped at once, not a fault at a time:
         // at 1M random fingerprints `sh-pairs` took 33.8 ms against 35.1 with the faults. An
         // advice: where the system has none such (before Linux 5.14), the faults map them.
@@ -331,6 +325,49 @@ mod tests {
                 }
             }
             blocks.release(count); // past the last: nothing
+        }
+    }
+
+    /// The resident bytes of the mapping that starts at `start`, from /proc/self/smaps.
+    #[cfg(target_os = "linux")]
+    fn resident_kib(start: *const u8) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let head = format!("{:x}-", start as usize);
+        let mut lines = smaps.lines().skip_while(|line| !line.starts_with(&head));
+        lines.next().expect("the mapping is listed");
+        let rss = lines.find(|line| line.starts_with("Rss:")).unwrap();
+        rss.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// Blocks read in the map and let go, in the order two threads might take them, leave
+    /// few of the file's pages with the process; read and kept, all of them stay.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pages_let_go_leave_the_process() {
+        let line = "x".repeat(999) + "\n";
+        let text = line.repeat(8 << 10); // 8 MB
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+        for let_go in [false, true] {
+            let file = file.try_clone().unwrap();
+            let blocks = FileBlocks::lines_until(file, 0, text.len() as u64, 256 << 10);
+            let start = blocks.map.as_ref().expect("a map").as_ptr();
+            let mut lines = 0;
+            for pair in (0..blocks.count() - 1).collect::<Vec<_>>().chunks(2) {
+                for &i in pair.iter().rev() {
+                    lines += blocks.mapped(i).unwrap().iter().filter(|&&b| b == b'\n').count();
+                    if let_go {
+                        blocks.release(i);
+                    }
+                }
+            }
+            let resident = resident_kib(start);
+            if let_go {
+                assert!(resident < 1024, "{resident} KiB resident");
+            } else {
+                assert!(resident > 7 << 10, "{resident} KiB resident");
+            }
+            assert!(lines > 8000);
         }
     }
 
