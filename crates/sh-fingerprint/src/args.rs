@@ -29,7 +29,10 @@ pipeline writes them.
 
 -j N fingerprints on N threads (default: all cores): the input is read in chunks of lines, \
 each chunk fingerprinted by one thread, and the chunks written in input order, with at most \
-four chunks per thread in memory at once. The output does not depend on N.
+four chunks per thread in memory at once. The output does not depend on N. With more than one \
+thread a regular file is read in place (mapped), each chunk's pages let go once it is done; a \
+file cut short by another program while it is read ends sh-fingerprint with SIGBUS, as any \
+program that maps its input.
 
 The stages stay the reference, and the place to change a step: to put a filter of your own \
 between two steps, run the pipeline. sh-hash --weighted has no counterpart here: text carries \
