@@ -123,7 +123,8 @@ impl Chunk {
         document: &mut impl FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
     ) {
         let index = usize::try_from(self.number).expect("a block's number is a usize");
-        let text = match blocks.mapped(index) {
+        let mapped = blocks.mapped(index);
+        let text = match mapped {
             Some(text) => text,
             None => match blocks.read(index, &mut self.lines) {
                 Ok(skip) => &self.lines[skip..],
@@ -144,7 +145,9 @@ impl Chunk {
             self.documents += 1;
         }
         // Done with its lines: the block's pages in the map go.
-        blocks.release(index);
+        if let Some(text) = mapped {
+            blocks.release(index, text);
+        }
     }
 }
 

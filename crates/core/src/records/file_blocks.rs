@@ -71,19 +71,23 @@ impl FileBlocks {
         FileBlocks { file, start, size, count, bytes, map, limit: end }
     }
 
-    /// Lets the pages of block `i` in the map go from the process, once its lines are done
-    /// (they stay in the system's cache of the file): those of its range and of its last line,
-    /// and [`MARGIN`] on either side, where reading the byte before the range and the end of
-    /// the last line had the system map pages around them (its fault-around, 64 KiB) that the
-    /// neighbouring blocks may have let go already. A page of a block still at work that goes
-    /// with them is mapped again when it is next read, with the same bytes.
-    pub(crate) fn release(&self, i: usize) {
+    /// Lets the pages of block `i` in the map go from the process, once its lines, `text` (as
+    /// [`FileBlocks::mapped`] found them), are done (they stay in the system's cache of the
+    /// file): those of its range and of its lines, and [`MARGIN`] on either side, where reading
+    /// the byte before the range and the end of the last line had the system map pages around
+    /// them (its fault-around, 64 KiB) that the neighbouring blocks may have let go already. A
+    /// page of a block still at work that goes with them is mapped again when it is next read,
+    /// with the same bytes.
+    pub(crate) fn release(&self, i: usize, text: &[u8]) {
         let Some(mapping) = self.map.as_ref() else { return };
         let Some((from, to)) = self.range_in_map(i, mapping.len()) else { return };
-        let map: &[u8] = mapping;
-        let end = memchr::memchr(b'\n', &map[to - 1..]).map_or(map.len(), |lf| to + lf);
+        // Where the lines end in the map (a block without a line start has none).
+        let end = (text.as_ptr() as usize + text.len())
+            .checked_sub(mapping.as_ptr() as usize)
+            .filter(|&end| !text.is_empty() && end <= mapping.len())
+            .map_or(to, |end| end.max(to));
         let first = from.saturating_sub(MARGIN);
-        let last = end.saturating_add(MARGIN).min(map.len());
+        let last = end.saturating_add(MARGIN).min(mapping.len());
         // SAFETY: the map is of a file, shared and only read: pages let go are read again
         // from the file (its cache) when touched, with the same bytes, as a page the system
         // took back under memory pressure would be. (The system rounds the range out to
@@ -318,13 +322,13 @@ mod tests {
                 let i = (step + order as usize % count) % count;
                 if let Some(mapped) = blocks.mapped(i) {
                     prop_assert_eq!(mapped, &read[i][..]);
+                    blocks.release(i, mapped);
                 }
-                blocks.release(i);
                 if let Some(mapped) = blocks.mapped(i) {
                     prop_assert_eq!(mapped, &read[i][..], "block {} let go", i);
                 }
             }
-            blocks.release(count); // past the last: nothing
+            blocks.release(count, &[]); // past the last: nothing
         }
     }
 
@@ -355,9 +359,10 @@ mod tests {
             let mut lines = 0;
             for pair in (0..blocks.count() - 1).collect::<Vec<_>>().chunks(2) {
                 for &i in pair.iter().rev() {
-                    lines += blocks.mapped(i).unwrap().iter().filter(|&&b| b == b'\n').count();
+                    let text = blocks.mapped(i).unwrap();
+                    lines += text.iter().filter(|&&b| b == b'\n').count();
                     if let_go {
-                        blocks.release(i);
+                        blocks.release(i, text);
                     }
                 }
             }
