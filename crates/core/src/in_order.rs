@@ -6,10 +6,10 @@
 //!
 //! A regular file is not read by the reader: a chunk is then a block of the file's lines
 //! ([`FileBlocks`]), which the thread that does its documents finds in a map of the file (or
-//! reads at its position), so that no one thread reads every line for the others. Each block's
-//! pages of the map go from the process once its documents are done, so that its resident
-//! memory does not grow to the file's size (without the map, copying the blocks out of the
-//! system's cache took a sixth of sh-weight's time on two threads).
+//! reads at its position), so that no one thread reads every line for the others. The writer
+//! lets the map's pages go from the process as it writes the blocks in order, so that its
+//! resident memory does not grow to the file's size (without the map, copying the blocks out
+//! of the system's cache took a sixth of sh-weight's time on two threads).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -123,8 +123,7 @@ impl Chunk {
         document: &mut impl FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
     ) {
         let index = usize::try_from(self.number).expect("a block's number is a usize");
-        let mapped = blocks.mapped(index);
-        let text = match mapped {
+        let text = match blocks.mapped(index) {
             Some(text) => text,
             None => match blocks.read(index, &mut self.lines) {
                 Ok(skip) => &self.lines[skip..],
@@ -143,10 +142,6 @@ impl Chunk {
                 break;
             }
             self.documents += 1;
-        }
-        // Done with its lines: the block's pages in the map go.
-        if let Some(text) = mapped {
-            blocks.release(index, text);
         }
     }
 }
@@ -217,7 +212,7 @@ where
         } else {
             let writing = (done_chunks, free, open_output, progress, opened);
             spawn_with(scope, writing, |(done_chunks, free, open_output, progress, opened)| {
-                write_in_order(done_chunks, free, open_output, progress, opened)
+                write_in_order(done_chunks, free, open_output, progress, opened, file)
             })
             .map_err(|(_, _, open_output, progress, _)| (open_output, progress))
         };
@@ -478,13 +473,15 @@ fn work<D>(
 
 /// Creates the output (and says so on `opened`, dropped unsent when it fails), then writes the
 /// chunks in input order as they come done, giving each back to the reader once written; stops
-/// at the first error.
+/// at the first error. Once a block of the file is written, the pages of the file's map before
+/// the next one go from the process.
 fn write_in_order(
     done_chunks: Receiver<Chunk>,
     free: Sender<Chunk>,
     open_output: impl FnOnce() -> Result<Output>,
     mut progress: Progress,
     opened: Sender<()>,
+    file: &OnceLock<FileBlocks>,
 ) -> Result<()> {
     let written = (|| {
         let mut output = open_output()?;
@@ -492,8 +489,10 @@ fn write_in_order(
         let _ = opened.send(());
         let mut waiting = BTreeMap::new();
         let mut next = 0;
-        // The lines of the blocks written so far (of a file read in blocks).
+        // The lines of the blocks written so far (of a file read in blocks), and where the
+        // pages of the file's map were let go up to.
         let mut lines_before = 0;
+        let mut released = 0;
         for chunk in done_chunks {
             waiting.insert(chunk.number, chunk);
             while let Some(mut chunk) = waiting.remove(&next) {
@@ -503,6 +502,10 @@ fn write_in_order(
                     return Err(if chunk.relative { after_lines(e, lines_before) } else { e });
                 }
                 lines_before += chunk.lines_seen;
+                if let (true, Some(blocks)) = (chunk.block, file.get()) {
+                    let after = usize::try_from(chunk.number + 1).unwrap_or(usize::MAX);
+                    released = blocks.release_before(after, released);
+                }
                 next += 1;
                 let _ = free.send(chunk);
             }

@@ -14,8 +14,17 @@ use std::os::unix::fs::FileExt;
 /// Bytes read at once past a block's range, looking for the end of its last line.
 const READ_ON: usize = 64 * 1024;
 
-/// Bytes let go around a block's pages in the map besides its own ([`FileBlocks::release`]).
-const MARGIN: usize = 64 * 1024;
+/// How far behind where it last stopped [`FileBlocks::release_before`] lets pages go again: a
+/// huge page's size, the largest piece of a file's cache the system maps at once.
+const LAG: usize = 2 << 20;
+
+/// The bytes [`FileBlocks::release_before`] lets go at once, at the least (a call per block of
+/// a few bytes would cost far more than it saves).
+const RELEASE_STEP: usize = 1 << 20;
+
+/// Blocks of at least this many bytes have their pages mapped at once ([`FileBlocks::mapped`]);
+/// for smaller ones the call would cost more than the faults it saves.
+const POPULATE_FROM: usize = 64 * 1024;
 
 /// A regular file cut into blocks of about `size` bytes.
 #[derive(Debug)]
@@ -56,7 +65,7 @@ impl FileBlocks {
     /// The blocks of the lines of `file` from `start` to `end`, which ends a line (or is
     /// `start`): nothing at or past `end` is read, however the file grows. Read in place in a
     /// map of the file up to `end` where it can be made, for a reader that lets each block go
-    /// once done ([`FileBlocks::release`]), so that its resident memory does not grow to the
+    /// once done ([`FileBlocks::release_before`]), so that its resident memory does not grow to the
     /// file's size.
     pub(crate) fn lines_until(file: File, start: u64, end: u64, size: usize) -> FileBlocks {
         let size = size.max(1) as u64;
@@ -71,31 +80,31 @@ impl FileBlocks {
         FileBlocks { file, start, size, count, bytes, map, limit: end }
     }
 
-    /// Lets the pages of block `i` in the map go from the process, once its lines, `text` (as
-    /// [`FileBlocks::mapped`] found them), are done (they stay in the system's cache of the
-    /// file): those of its range and of its lines, and [`MARGIN`] on either side, where reading
-    /// the byte before the range and the end of the last line had the system map pages around
-    /// them (its fault-around, 64 KiB) that the neighbouring blocks may have let go already. A
-    /// page of a block still at work that goes with them is mapped again when it is next read,
-    /// with the same bytes.
-    pub(crate) fn release(&self, i: usize, text: &[u8]) {
-        let Some(mapping) = self.map.as_ref() else { return };
-        let Some((from, to)) = self.range_in_map(i, mapping.len()) else { return };
-        // Where the lines end in the map (a block without a line start has none).
-        let end = (text.as_ptr() as usize + text.len())
-            .checked_sub(mapping.as_ptr() as usize)
-            .filter(|&end| !text.is_empty() && end <= mapping.len())
-            .map_or(to, |end| end.max(to));
-        let first = from.saturating_sub(MARGIN);
-        let last = end.saturating_add(MARGIN).min(mapping.len());
+    /// Lets the pages of the map before block `i`'s range go from the process (they stay in
+    /// the system's cache of the file), once every block before `i` is done; `released`: where
+    /// the last call stopped (0 at first). Returns where this one stopped. The range starts
+    /// [`LAG`] before `released`: a block at work faults in pages behind its own start (the
+    /// byte before its range, and whatever the system maps around a fault: 64 KiB, or a whole
+    /// large folio of its cache), which earlier calls may have let go already. A page of a
+    /// block still at work that goes is mapped again when it is next read, with the same
+    /// bytes. Nothing is done until [`RELEASE_STEP`] bytes have passed since the last call.
+    pub(crate) fn release_before(&self, i: usize, released: usize) -> usize {
+        let Some(mapping) = self.map.as_ref() else { return released };
+        let Ok(to) = usize::try_from(self.start + i as u64 * self.size) else { return released };
+        let to = to.min(mapping.len());
+        if to < released.saturating_add(RELEASE_STEP) && to < mapping.len() {
+            return released;
+        }
+        let first = released.saturating_sub(LAG);
         // SAFETY: the map is of a file, shared and only read: pages let go are read again
         // from the file (its cache) when touched, with the same bytes, as a page the system
         // took back under memory pressure would be. (The system rounds the range out to
         // whole pages, within the map.)
         #[allow(unsafe_code)]
         let _ = unsafe {
-            mapping.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, first, last - first)
+            mapping.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, first, to - first)
         };
+        to
     }
 
     /// Where block `i`'s range lies in a map of `len` bytes: for every block but the last,
@@ -134,7 +143,7 @@ impl FileBlocks {
         // at 1M random fingerprints `sh-pairs` took 33.8 ms against 35.1 with the faults. An
         // advice: where the system has none such (before Linux 5.14), the faults map them.
         #[cfg(target_os = "linux")]
-        {
+        if to - from >= POPULATE_FROM {
             let before = usize::from(i > 0);
             let (at, len) = (from - before, to - from + before);
             let _ = mapping.advise_range(memmap2::Advice::PopulateRead, at, len);
@@ -318,17 +327,18 @@ mod tests {
                 .collect();
             prop_assert_eq!(read.concat(), &text[..]);
             let count = blocks.count();
+            let mut released = 0;
             for step in 0..count {
                 let i = (step + order as usize % count) % count;
                 if let Some(mapped) = blocks.mapped(i) {
                     prop_assert_eq!(mapped, &read[i][..]);
-                    blocks.release(i, mapped);
                 }
+                released = blocks.release_before(i + 1, released);
                 if let Some(mapped) = blocks.mapped(i) {
                     prop_assert_eq!(mapped, &read[i][..], "block {} let go", i);
                 }
             }
-            blocks.release(count, &[]); // past the last: nothing
+            blocks.release_before(count + 1, released); // past the last: to the end
         }
     }
 
@@ -343,36 +353,39 @@ mod tests {
         rss.split_whitespace().nth(1).unwrap().parse().unwrap()
     }
 
-    /// Blocks read in the map and let go, in the order two threads might take them, leave
-    /// few of the file's pages with the process; read and kept, all of them stay.
+    /// Blocks read in the map in the order two threads might take them, their pages let go as
+    /// the writer finds them done, leave few of the file's pages with the process, whatever its
+    /// size; read and kept, all of them stay.
     #[cfg(target_os = "linux")]
     #[test]
     fn pages_let_go_leave_the_process() {
         let line = "x".repeat(999) + "\n";
-        let text = line.repeat(8 << 10); // 8 MB
+        let text = line.repeat(24 << 10); // 24 MB
         let mut file = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
         for let_go in [false, true] {
             let file = file.try_clone().unwrap();
             let blocks = FileBlocks::lines_until(file, 0, text.len() as u64, 256 << 10);
             let start = blocks.map.as_ref().expect("a map").as_ptr();
-            let mut lines = 0;
+            let (mut lines, mut released) = (0, 0);
             for pair in (0..blocks.count() - 1).collect::<Vec<_>>().chunks(2) {
                 for &i in pair.iter().rev() {
                     let text = blocks.mapped(i).unwrap();
                     lines += text.iter().filter(|&&b| b == b'\n').count();
-                    if let_go {
-                        blocks.release(i, text);
-                    }
+                }
+                // Both done, as the writer finds them: the pages before the next block go.
+                if let_go {
+                    released = blocks.release_before(pair[pair.len() - 1] + 1, released);
                 }
             }
             let resident = resident_kib(start);
+            // Let go, what stays is at most about a step and a lag behind the last block done.
             if let_go {
-                assert!(resident < 1024, "{resident} KiB resident");
+                assert!(resident < 3 << 10, "{resident} KiB resident");
             } else {
-                assert!(resident > 7 << 10, "{resident} KiB resident");
+                assert!(resident > 23 << 10, "{resident} KiB resident");
             }
-            assert!(lines > 8000);
+            assert!(lines > 24000);
         }
     }
 
