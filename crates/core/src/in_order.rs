@@ -139,7 +139,7 @@ impl Chunk {
             if let Err(e) = document(self.lines_seen, line, &mut self.out) {
                 self.out.truncate(kept);
                 self.error = Some(e);
-                break;
+                return;
             }
             self.documents += 1;
         }

@@ -37,7 +37,7 @@ so from a pipe that stays open a chunk's fingerprints, and an error in it, wait 
 one thread an error is told at its line). Inside a pipeline whose other stages keep the cores busy, more \
 threads gain nothing; from a file, or on a machine with cores to spare, they keep sh-compute \
 from being the slowest stage. With more than one thread a regular file is read in place \
-(mapped), each chunk's pages let go once it is computed; a file cut short by another program \
+(mapped), its pages let go as the output is written; a file cut short by another program \
 while it is read ends sh-compute with SIGBUS, as any program that maps its input.
 
 A sign, trailing junk, a value above 2^64-1 or a bad weight is an error that names the line.";

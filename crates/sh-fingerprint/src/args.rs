@@ -30,7 +30,7 @@ pipeline writes them.
 -j N fingerprints on N threads (default: all cores): the input is read in chunks of lines, \
 each chunk fingerprinted by one thread, and the chunks written in input order, with at most \
 four chunks per thread in memory at once. The output does not depend on N. With more than one \
-thread a regular file is read in place (mapped), each chunk's pages let go once it is done; a \
+thread a regular file is read in place (mapped), its pages let go as the output is written; a \
 file cut short by another program while it is read ends sh-fingerprint with SIGBUS, as any \
 program that maps its input.
 
