@@ -147,7 +147,7 @@ fn faults_in_tables_name_the_command_file_and_line() {
     let table = dir.path().join("df");
     let t = path_str(&table).to_string();
     for (text, args, error) in [
-        ("#documents\t0\n", vec![], format!("sh-weight: error: {t}: line 1: the table counts no documents: ''\n")),
+        ("#documents\t0\n", vec![], format!("sh-weight: error: {t}: line 1: the table counts no documents\n")),
         ("#documents\t2\nx\t3\n", vec![], format!("sh-weight: error: {t}: line 2: count above the table's 2 documents: 'x\\t3'\n")),
         ("#documents\t2\nx 1\n", vec![], format!("sh-weight: error: {t}: line 2: table line is not ITEM<TAB>COUNT: 'x 1'\n")),
         ("#documents\t2\nx\t1\nx\t2\n", vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),

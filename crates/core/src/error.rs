@@ -19,8 +19,9 @@ pub enum Error {
         line: u64,
         /// What is wrong.
         what: String,
-        /// The offending text, quoted in the message.
-        text: Vec<u8>,
+        /// The offending text, quoted in the message; none where the fault is the line's
+        /// absence or a sum over the input, not a text that could be shown.
+        text: Option<Vec<u8>>,
     },
     /// Reading or writing failed: exit status 1 (a broken pipe on output is no error at all).
     Io {
@@ -45,7 +46,13 @@ impl Error {
     /// Bad input on `line`; `text` is the offending part, quoted shortened in the message.
     pub fn input(line: u64, what: impl Into<String>, text: &[u8]) -> Error {
         let text = text[..text.len().min(4 * QUOTE_LIMIT)].to_vec();
-        Error::Input { line, what: what.into(), text }
+        Error::Input { line, what: what.into(), text: Some(text) }
+    }
+
+    /// Bad input on `line` with no text to quote (an empty table, a sum too large), told as
+    /// `line N: WHAT` alone: an empty quote would read as an empty line.
+    pub fn at_line(line: u64, what: impl Into<String>) -> Error {
+        Error::Input { line, what: what.into(), text: None }
     }
 
     /// Reading or writing failed while `doing` something.
@@ -97,9 +104,10 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input { line, what, text } => {
+            Error::Input { line, what, text: Some(text) } => {
                 write!(f, "line {line}: {what}: '{}'", quote(text))
             }
+            Error::Input { line, what, text: None } => write!(f, "line {line}: {what}"),
             Error::Io { doing, source } => write!(f, "{doing}: {source}"),
             Error::Usage(message) => f.write_str(message),
             Error::InFile { file, error } => write!(f, "{file}: {error}"),
@@ -184,6 +192,15 @@ mod tests {
         let e = Error::input(7, "invalid number", b"12a\tx");
         assert_eq!(e.to_string(), r"line 7: invalid number: '12a\tx'");
         assert_eq!(e.exit_code(), 1);
+    }
+
+    #[test]
+    fn an_error_with_nothing_to_quote_shows_no_quote() {
+        let e = Error::at_line(1, "empty table").in_file(std::path::Path::new("df"));
+        assert_eq!(e.to_string(), "df: line 1: empty table");
+        assert_eq!(e.exit_code(), 1);
+        // An empty text that is the fault is still quoted.
+        assert_eq!(Error::input(3, "bad", b"").to_string(), "line 3: bad: ''");
     }
 
     #[test]

@@ -192,7 +192,7 @@ fn merge_tables(tables: &[PathBuf], counts: &mut ItemCounts) -> Result<(u64, u64
             Ok(())
         })?;
         documents = documents.checked_add(header.documents).ok_or_else(|| {
-            Error::input(1, "the tables count more than 2^64-1 documents", b"").in_file(path)
+            Error::at_line(1, "the tables count more than 2^64-1 documents").in_file(path)
         })?;
         counts.add_undercount(header.undercount);
         owed = owed.saturating_add(header.undercount);

@@ -64,7 +64,7 @@ pub fn read_table_from(
     each: &mut impl FnMut(&Header, u64, &[u8], u64) -> Result<()>,
 ) -> Result<Header> {
     let Some((line, first)) = reader.next_numbered()? else {
-        return Err(Error::input(1, "empty table: no '#documents<TAB>N' line", b""));
+        return Err(Error::at_line(1, "empty table: no '#documents<TAB>N' line"));
     };
     let header = parse_header(first).map_err(|what| Error::input(line, what, first))?;
     while let Some((line, record)) = reader.next_numbered()? {
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn faults_name_the_file_and_line() {
         for (text, error) in [
-            ("", "FILE: line 1: empty table: no '#documents<TAB>N' line: ''"),
+            ("", "FILE: line 1: empty table: no '#documents<TAB>N' line"),
             ("#docs\t3\n", "FILE: line 1: first line is not '#documents<TAB>N': '#docs\\t3'"),
             (
                 "#documents\t-1\n",

@@ -87,7 +87,7 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
                 if weights.documents() == 0 {
                     // As sh-weight says at its first line: an empty corpus has an empty table,
                     // and nothing to weigh with it.
-                    return Err(Error::input(1, "the table counts no documents", b"").in_file(path));
+                    return Err(Error::at_line(1, "the table counts no documents").in_file(path));
                 }
                 let hashes = &mut self.hashes;
                 hashes.clear();

@@ -253,7 +253,7 @@ pub fn run(args: Args) -> Result<()> {
     if weights.documents() == 0 && input.next_record()?.is_some() {
         // An empty corpus has an empty table, and nothing to weigh; documents to weigh with it
         // are an error.
-        return Err(Error::input(1, "the table counts no documents", b"").in_file(&args.df));
+        return Err(Error::at_line(1, "the table counts no documents").in_file(&args.df));
     }
     let progress = Progress::new(args.quiet, "documents weighted");
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
