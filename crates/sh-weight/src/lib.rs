@@ -1,6 +1,9 @@
 //! sh-weight: leaves out, or weighs down, the items that many documents of the corpus share.
 
+mod ahead;
+mod idf;
 mod items;
+mod table;
 mod weights;
 
 use std::path::{Path, PathBuf};

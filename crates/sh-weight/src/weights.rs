@@ -1,6 +1,5 @@
 //! What sh-weight does to one document's items, given the document-frequency table.
 
-use std::io::Write;
 use std::path::Path;
 
 use sh_core::number::{parse_weight, split_weight, WEIGHT_ERROR};
@@ -8,7 +7,9 @@ use sh_core::record::items;
 use sh_core::{Error, Result};
 use sh_df::read_table;
 
-use crate::items::{Found, Refused, Repeats, TableItems};
+use crate::idf::{idf, push_weight, IdfTexts};
+use crate::items::{Found, Repeats};
+use crate::table::{Refused, TableItems};
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -70,6 +71,8 @@ pub struct Weights {
     drop_above: u64,
     /// The weight of an item not in the table: that of the table's rarest items.
     unseen_weight: f64,
+    /// With --idf, the text of the weights of the rarest counts, written once.
+    texts: IdfTexts,
 }
 
 impl Weights {
@@ -95,12 +98,18 @@ impl Weights {
             }
         })?;
         items.seal();
+        let unseen_weight = idf(header.documents, if rarest == u64::MAX { 1 } else { rarest });
+        let texts = match rule.idf {
+            true => IdfTexts::new(header.documents, unseen_weight),
+            false => IdfTexts::default(),
+        };
         Ok(Weights {
             rule,
             items,
             documents: header.documents,
             drop_above: drop_above(rule, header.documents),
-            unseen_weight: idf(header.documents, if rarest == u64::MAX { 1 } else { rarest }),
+            unseen_weight,
+            texts,
         })
     }
 
@@ -173,7 +182,8 @@ impl Weights {
     /// both the table and the count of repeats): those that the table keeps, and the common
     /// ones in runs of fewer than --min-run in a row, held in `run` until the run ends. Tells
     /// how many of how many items the table keeps (the common ones counted as left out
-    /// wherever they stand); bad input is an error on `line`.
+    /// wherever they stand); bad input is an error on `line`. Where the table is large, each
+    /// item's slot is asked for a few items ahead of its turn ([`crate::ahead`]).
     #[inline]
     fn table_keeps(
         &self,
@@ -183,57 +193,88 @@ impl Weights {
         run: &mut Vec<Found>,
         mut keep: impl FnMut(Found),
     ) -> Result<Share> {
-        let hasher = self.items.hasher();
-        let mut share = Share { kept: 0, all: 0, longest_out: 0, longest_kept: 0 };
-        let (mut out_run, mut kept_run) = (0, 0);
-        run.clear();
-        for item in items(payload) {
-            share.all += 1;
-            let (key, weight) = if weighted {
-                let (key, weight) = split_weight(item)
-                    .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
-                if key.is_empty() {
-                    // As sh-df, which reads the same items, says of it.
-                    return Err(Error::input(line, "weighted item has an empty ITEM", item));
-                }
-                let weight =
-                    parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
-                (key, Some(weight))
-            } else {
-                (item, None)
-            };
-            let hash = hasher.hash(key);
-            let count = self.items.get(hash, key);
-            if let (Some(weight), true) = (weight, self.rule.idf) {
-                if !(self.idf_of(count) * weight).is_finite() {
-                    let what = "the weight times the item's IDF is beyond a finite number";
-                    return Err(Error::input(line, what, item));
-                }
+        let mut state = Keeping {
+            share: Share { kept: 0, all: 0, longest_out: 0, longest_kept: 0 },
+            out_run: 0,
+            kept_run: 0,
+            run,
+        };
+        state.run.clear();
+        let look = |item: &[u8]| self.look(payload, item, weighted, line);
+        if self.items.far() {
+            let warm = |found: &Found| self.items.prefetch(found.hash);
+            let step = |found| self.step(payload, line, found, &mut state, &mut keep);
+            crate::ahead::each(items(payload), look, warm, step)?;
+        } else {
+            for item in items(payload) {
+                self.step(payload, line, look(item)?, &mut state, &mut keep)?;
             }
-            let start = item.as_ptr() as usize - payload.as_ptr() as usize;
-            let (len, key_len) = (item.len(), key.len());
-            let found = Found { start, len, key_len, hash, count, weight };
-            if count.is_some_and(|count| count > self.drop_above) {
-                out_run += 1;
-                kept_run = 0;
-                share.longest_out = share.longest_out.max(out_run);
-                if out_run < self.rule.min_run {
-                    run.push(found);
-                } else {
-                    run.clear(); // a run long enough to leave out
-                }
-                continue;
-            }
-            // A run of common items too short to leave out ends here: its items are kept.
-            run.drain(..).for_each(&mut keep);
-            out_run = 0;
-            kept_run += 1;
-            share.longest_kept = share.longest_kept.max(kept_run);
-            share.kept += 1;
-            keep(found);
         }
-        run.drain(..).for_each(&mut keep);
-        Ok(share)
+        state.run.drain(..).for_each(&mut keep);
+        Ok(state.share)
+    }
+
+    /// An item of `payload` as [`Weights::table_keeps`] takes it: where it is, its key's hash
+    /// and, with `weighted`, its own weight (`count` is left for the step); bad input is an
+    /// error on `line`.
+    #[inline(always)]
+    fn look(&self, payload: &[u8], item: &[u8], weighted: bool, line: u64) -> Result<Found> {
+        let (key, weight) = if weighted {
+            let (key, weight) = split_weight(item)
+                .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
+            if key.is_empty() {
+                // As sh-df, which reads the same items, says of it.
+                return Err(Error::input(line, "weighted item has an empty ITEM", item));
+            }
+            let weight =
+                parse_weight(weight).ok_or_else(|| Error::input(line, WEIGHT_ERROR, item))?;
+            (key, Some(weight))
+        } else {
+            (item, None)
+        };
+        let start = item.as_ptr() as usize - payload.as_ptr() as usize;
+        let (len, key_len, hash) = (item.len(), key.len(), self.items.hasher().hash(key));
+        Ok(Found { start, len, key_len, hash, count: None, weight })
+    }
+
+    /// Decides the next item of the document, `found`, for [`Weights::table_keeps`].
+    #[inline(always)]
+    fn step(
+        &self,
+        payload: &[u8],
+        line: u64,
+        mut found: Found,
+        state: &mut Keeping,
+        keep: &mut impl FnMut(Found),
+    ) -> Result<()> {
+        state.share.all += 1;
+        let count = self.items.get(found.hash, &payload[found.start..][..found.key_len]);
+        found.count = count;
+        if let (Some(weight), true) = (found.weight, self.rule.idf) {
+            if !(self.idf_of(count) * weight).is_finite() {
+                let what = "the weight times the item's IDF is beyond a finite number";
+                return Err(Error::input(line, what, &payload[found.start..][..found.len]));
+            }
+        }
+        if count.is_some_and(|count| count > self.drop_above) {
+            state.out_run += 1;
+            state.kept_run = 0;
+            state.share.longest_out = state.share.longest_out.max(state.out_run);
+            if state.out_run < self.rule.min_run {
+                state.run.push(found);
+            } else {
+                state.run.clear(); // a run long enough to leave out
+            }
+            return Ok(());
+        }
+        // A run of common items too short to leave out ends here: its items are kept.
+        state.run.drain(..).for_each(&mut *keep);
+        state.out_run = 0;
+        state.kept_run += 1;
+        state.share.longest_kept = state.share.longest_kept.max(state.kept_run);
+        state.share.kept += 1;
+        keep(found);
+        Ok(())
     }
 
     /// The IDF weight of an item of `count` in the table (`None`: not in it).
@@ -252,17 +293,32 @@ impl Weights {
             out.extend_from_slice(item);
             return;
         }
-        let weight = self.idf_of(found.count) * found.weight.unwrap_or(1.0);
         let start = out.len();
         separate(out, kept);
         out.extend_from_slice(&item[..found.key_len]);
         out.push(b':');
-        if !push_weight(out, weight) {
+        let written = match (found.weight, self.texts.get(found.count)) {
+            (None, Some(text)) => {
+                out.extend_from_slice(text);
+                !text.is_empty()
+            }
+            _ => push_weight(out, self.idf_of(found.count) * found.weight.unwrap_or(1.0)),
+        };
+        if !written {
             // Weight 0 changes nothing in the sum: the item is left out.
             out.truncate(start);
             *kept = start > 0;
         }
     }
+}
+
+/// Where [`Weights::table_keeps`] is in a document: the share so far, the runs of items left
+/// out and kept that end at the last item, and the common items of a run too short so far.
+struct Keeping<'r> {
+    share: Share,
+    out_run: usize,
+    kept_run: usize,
+    run: &'r mut Vec<Found>,
 }
 
 /// How many of a document's items (occurrences, before --max-tf) the table keeps, and the
@@ -317,56 +373,5 @@ fn drop_above(rule: Rule, documents: u64) -> u64 {
     match rule.max_df {
         Some(fraction) => ((fraction * documents as f64).floor() as u64).max(rule.floor),
         None => u64::MAX,
-    }
-}
-
-/// log(N / df), natural logarithm.
-fn idf(documents: u64, count: u64) -> f64 {
-    (documents as f64 / count as f64).ln()
-}
-
-/// Writes `weight` with four decimals; false (and nothing written) when that rounds to 0.
-fn push_weight(out: &mut Vec<u8>, weight: f64) -> bool {
-    const SCALE: f64 = 10_000.0;
-    let scaled = (weight.abs() * SCALE).round();
-    if scaled == 0.0 {
-        return false;
-    }
-    if weight < 0.0 {
-        out.push(b'-');
-    }
-    if scaled >= 1e18 {
-        // Beyond exact integers: the plain decimal form (sh-compute reads it).
-        let _ = write!(out, "{}", weight.abs());
-        return true;
-    }
-    let scaled = scaled as u64;
-    let mut digits = itoa::Buffer::new();
-    out.extend_from_slice(digits.format(scaled / 10_000).as_bytes());
-    let fraction = scaled % 10_000;
-    out.push(b'.');
-    let fraction = digits.format(fraction + 10_000);
-    out.extend_from_slice(&fraction.as_bytes()[1..]);
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weights_have_four_decimals() {
-        for (weight, text) in [
-            (1.0, "1.0000"),
-            (0.54931, "0.5493"),
-            (12.00005, "12.0001"),
-            (-2.5, "-2.5000"),
-            (0.00004, ""),
-            (1e30, "1000000000000000000000000000000"),
-        ] {
-            let mut out = Vec::new();
-            assert_eq!(push_weight(&mut out, weight), !text.is_empty(), "{weight}");
-            assert_eq!(String::from_utf8(out).unwrap(), text);
-        }
     }
 }
