@@ -79,7 +79,8 @@ pub(crate) struct Found {
     pub hash: u64,
     /// Its count in the table.
     pub count: Option<u64>,
-    /// Its own weight (--weighted).
+    /// Its own weight (--weighted); with --idf too, once the item is decided, that weight
+    /// times its IDF.
     pub weight: Option<f64>,
 }
 

@@ -251,10 +251,12 @@ impl Weights {
         let count = self.items.get(found.hash, &payload[found.start..][..found.key_len]);
         found.count = count;
         if let (Some(weight), true) = (found.weight, self.rule.idf) {
-            if !(self.idf_of(count) * weight).is_finite() {
+            let weight = self.idf_of(count) * weight;
+            if !weight.is_finite() {
                 let what = "the weight times the item's IDF is beyond a finite number";
                 return Err(Error::input(line, what, &payload[found.start..][..found.len]));
             }
+            found.weight = Some(weight); // the weight to write
         }
         if count.is_some_and(|count| count > self.drop_above) {
             state.out_run += 1;
@@ -298,11 +300,13 @@ impl Weights {
         out.extend_from_slice(&item[..found.key_len]);
         out.push(b':');
         let written = match (found.weight, self.texts.get(found.count)) {
+            // With --weighted, its own weight times its IDF (`Weights::step`).
+            (Some(weight), _) => push_weight(out, weight),
             (None, Some(text)) => {
                 out.extend_from_slice(text);
                 !text.is_empty()
             }
-            _ => push_weight(out, self.idf_of(found.count) * found.weight.unwrap_or(1.0)),
+            (None, None) => push_weight(out, self.idf_of(found.count)),
         };
         if !written {
             // Weight 0 changes nothing in the sum: the item is left out.
