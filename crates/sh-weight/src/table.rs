@@ -176,9 +176,26 @@ impl TableItems {
         Ok(())
     }
 
-    /// Twice the slots (16 at first), every item moved to its place among them.
+    /// Makes room for `items` items in all: the table does not grow again until it holds
+    /// them.
+    pub(crate) fn reserve(&mut self, items: usize) {
+        let mut size = self.slots.len().max(16);
+        while items.saturating_mul(8) > size.saturating_mul(LOAD_EIGHTHS) && size < 1 << 40 {
+            size *= 2;
+        }
+        if size > self.slots.len() {
+            self.resize(size);
+        }
+    }
+
+    /// Twice the slots (16 at first).
     fn grow(&mut self) {
-        let size = (2 * self.slots.len()).max(16);
+        self.resize((2 * self.slots.len()).max(16));
+    }
+
+    /// `size` slots (a power of two, more than the items), every item moved to its place
+    /// among them.
+    fn resize(&mut self, size: usize) {
         let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
         self.shift = 64 - size.trailing_zeros();
         let mask = size - 1;
@@ -341,6 +358,25 @@ mod tests {
             items.insert(b"late", 7, usize::MAX).unwrap();
             assert_eq!(items.get(items.hasher().hash(b"late"), b"late"), Some(7));
         }
+    }
+
+    /// Room made ahead holds the items without growing, and finds what it held before.
+    #[test]
+    fn room_made_ahead() {
+        let mut items = TableItems::default();
+        items.insert(b"12", 3, usize::MAX).unwrap();
+        items.reserve(10_000);
+        let slots = items.slots.len();
+        assert!(slots * LOAD_EIGHTHS >= 10_000 * 8 && slots < 2 * 10_000 * 8 / LOAD_EIGHTHS);
+        for n in 0..9_999u64 {
+            items.insert((n * 7 + 100).to_string().as_bytes(), n + 1, usize::MAX).unwrap();
+        }
+        assert_eq!(items.slots.len(), slots);
+        let hasher = items.hasher().clone();
+        assert_eq!(items.get(hasher.hash(b"12"), b"12"), Some(3));
+        assert_eq!(items.get(hasher.hash(b"107"), b"107"), Some(2));
+        items.reserve(5);
+        assert_eq!(items.slots.len(), slots, "never fewer slots");
     }
 
     /// The table against a map of the same items: random items of every length around the

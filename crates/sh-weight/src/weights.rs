@@ -79,6 +79,12 @@ impl Weights {
     /// Reads the table in `path`, holding at most `capacity` items.
     pub fn load(path: &Path, rule: Rule, capacity: usize) -> Result<Weights> {
         let mut items = TableItems::default();
+        if rule.idf {
+            // Every item is held: room for about as many as a file of lines of a hash's 20
+            // digits and a small count holds, so that the table does not grow line by line.
+            let lines = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len() / 24);
+            items.reserve(lines.map_or(0, |lines| lines.min(capacity as u64) as usize));
+        }
         let mut rarest = u64::MAX;
         let header = read_table(path, |header, line, item, count| {
             rarest = rarest.min(count);
