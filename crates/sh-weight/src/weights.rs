@@ -59,6 +59,9 @@ impl Rule {
     }
 }
 
+/// The most items that [`Weights::load`] makes room for before it reads the table.
+const RESERVED_MAX: u64 = 1 << 22;
+
 /// The table as the rule needs it.
 #[derive(Debug)]
 pub struct Weights {
@@ -81,9 +84,11 @@ impl Weights {
         let mut items = TableItems::default();
         if rule.idf {
             // Every item is held: room for about as many as a file of lines of a hash's 20
-            // digits and a small count holds, so that the table does not grow line by line.
+            // digits and a small count holds (4 Mi at most: a larger table grows as it is
+            // read), so that the table does not grow line by line.
             let lines = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len() / 24);
-            items.reserve(lines.map_or(0, |lines| lines.min(capacity as u64) as usize));
+            let ahead = lines.map_or(0, |lines| lines.min(capacity as u64).min(RESERVED_MAX));
+            items.reserve(ahead as usize);
         }
         let mut rarest = u64::MAX;
         let header = read_table(path, |header, line, item, count| {
