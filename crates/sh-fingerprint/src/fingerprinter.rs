@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use sh_compute::Simhash;
 use sh_core::number::push_u64;
-use sh_core::{Error, Result};
+use sh_core::Result;
 use sh_shingle::ShingleWindow;
 use sh_tokenize::{Documents, Tokenizer};
 use sh_weight::{Repeats, Weights};
@@ -84,11 +84,7 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
                 }
             }
             Some(Table { path, weights }) => {
-                if weights.documents() == 0 {
-                    // As sh-weight says at its first line: an empty corpus has an empty table,
-                    // and nothing to weigh with it.
-                    return Err(Error::at_line(1, "the table counts no documents").in_file(path));
-                }
+                weights.check_counts_documents(path)?;
                 let hashes = &mut self.hashes;
                 hashes.clear();
                 let mut push_hash = |shingle: &[u8]| {

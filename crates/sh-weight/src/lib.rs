@@ -253,10 +253,8 @@ pub fn run(args: Args) -> Result<()> {
     check_table_and_input(&args.df, &args.io.input)?;
     let weights = Weights::load(&args.df, args.rule(), args.capacity)?;
     let mut input = args.io.open_input()?;
-    if weights.documents() == 0 && input.next_record()?.is_some() {
-        // An empty corpus has an empty table, and nothing to weigh; documents to weigh with it
-        // are an error.
-        return Err(Error::at_line(1, "the table counts no documents").in_file(&args.df));
+    if input.next_record()?.is_some() {
+        weights.check_counts_documents(&args.df)?;
     }
     let progress = Progress::new(args.quiet, "documents weighted");
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);

@@ -129,6 +129,16 @@ impl Weights {
         self.documents
     }
 
+    /// An error on the first line of the table (read from `path`) if it counts no documents:
+    /// an empty corpus has an empty table, and nothing to weigh a document with. For a
+    /// command that has a document to weigh.
+    pub fn check_counts_documents(&self, path: &Path) -> Result<()> {
+        match self.documents {
+            0 => Err(Error::at_line(1, "the table counts no documents").in_file(path)),
+            _ => Ok(()),
+        }
+    }
+
     /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
     /// when it would keep none, or too few ([`Share::too_small`]), every item as it is (up to
     /// the rule's --max-tf occurrences each). `weighted`: items are `ITEM:WEIGHT`. `repeats`:
