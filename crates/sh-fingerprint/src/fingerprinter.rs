@@ -84,7 +84,9 @@ impl<'r, const WORDS: usize> Fingerprinter<'r, WORDS> {
                 }
             }
             Some(Table { path, weights }) => {
-                weights.check_counts_documents(path)?;
+                if let Some(error) = weights.counts_no_documents(path) {
+                    return Err(error);
+                }
                 let hashes = &mut self.hashes;
                 hashes.clear();
                 let mut push_hash = |shingle: &[u8]| {

@@ -253,8 +253,10 @@ pub fn run(args: Args) -> Result<()> {
     check_table_and_input(&args.df, &args.io.input)?;
     let weights = Weights::load(&args.df, args.rule(), args.capacity)?;
     let mut input = args.io.open_input()?;
-    if input.next_record()?.is_some() {
-        weights.check_counts_documents(&args.df)?;
+    if let Some(error) = weights.counts_no_documents(&args.df) {
+        if input.next_record()?.is_some() {
+            return Err(error); // an empty input is weighed by any table
+        }
     }
     let progress = Progress::new(args.quiet, "documents weighted");
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);

@@ -129,14 +129,12 @@ impl Weights {
         self.documents
     }
 
-    /// An error on the first line of the table (read from `path`) if it counts no documents:
-    /// an empty corpus has an empty table, and nothing to weigh a document with. For a
-    /// command that has a document to weigh.
-    pub fn check_counts_documents(&self, path: &Path) -> Result<()> {
-        match self.documents {
-            0 => Err(Error::at_line(1, "the table counts no documents").in_file(path)),
-            _ => Ok(()),
-        }
+    /// The error, on the first line of the table (read from `path`), of a table that counts no
+    /// documents, if this one is such: an empty corpus has an empty table, and nothing to weigh
+    /// a document with. For a command that has a document to weigh.
+    pub fn counts_no_documents(&self, path: &Path) -> Option<Error> {
+        (self.documents == 0)
+            .then(|| Error::at_line(1, "the table counts no documents").in_file(path))
     }
 
     /// Writes the items of `payload` that the rule keeps, weighted when it weighs, to `out`;
