@@ -13,7 +13,8 @@ use crate::items::ItemHasher;
 /// Items of the table with their document counts.
 #[derive(Debug, Default)]
 pub(crate) struct TableItems {
-    /// A power of two of slots (none before the first insert), at most 5/8 of them used.
+    /// A power of two of slots (none before the first insert or reserve), at most 5/8 of them
+    /// used.
     slots: Vec<Slot>,
     len: usize,
     /// The hash's bits past the slots' index: the index is `hash >> shift`.
@@ -121,7 +122,7 @@ impl TableItems {
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
         // The shift is 64 - log2(slots), so the index is below the slots' number; with no
-        // slots (shift 64, an overflow) it is never called.
+        // slots (a default table, shift 0) it is never called.
         (hash >> self.shift) as usize
     }
 
@@ -180,8 +181,11 @@ impl TableItems {
     /// them.
     pub(crate) fn reserve(&mut self, items: usize) {
         let mut size = self.slots.len().max(16);
-        while items.saturating_mul(8) > size.saturating_mul(LOAD_EIGHTHS) && size < 1 << 40 {
-            size *= 2;
+        while items.saturating_mul(8) > size.saturating_mul(LOAD_EIGHTHS) {
+            match size.checked_mul(2) {
+                Some(twice) => size = twice,
+                None => break,
+            }
         }
         if size > self.slots.len() {
             self.resize(size);
@@ -357,6 +361,26 @@ mod tests {
             assert!(passed < 10_000 / 8, "{size}: {passed} of 10000 passed the filter");
             items.insert(b"late", 7, usize::MAX).unwrap();
             assert_eq!(items.get(items.hasher().hash(b"late"), b"late"), Some(7));
+        }
+    }
+
+    /// A slot holds its item only: not another of the same length whose tag is the same (the
+    /// 24 bits of the hash beside it alike), whichever byte differs, for every length a slot
+    /// holds and for an item in the arena.
+    #[test]
+    fn a_slot_holds_its_own_bytes_only() {
+        for n in 0..=INLINE + 1 {
+            let item: Vec<u8> = (0..n).map(|i| b'0' + (i * 7 % 10) as u8).collect();
+            let mut items = TableItems::default();
+            items.insert(&item, 1, usize::MAX).unwrap();
+            let slot = items.slots.iter().find(|slot| slot.tag != EMPTY).unwrap();
+            let (tag, arena) = (slot.tag, &items.arena);
+            assert!(slot.holds(&item, tag, arena), "length {n}");
+            for at in 0..n {
+                let mut other = item.clone();
+                other[at] ^= 0x40;
+                assert!(!slot.holds(&other, tag, arena), "length {n}, byte {at}");
+            }
         }
     }
 

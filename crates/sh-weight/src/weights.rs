@@ -59,8 +59,32 @@ impl Rule {
     }
 }
 
-/// The most items that [`Weights::load`] makes room for before it reads the table.
-const RESERVED_MAX: u64 = 1 << 22;
+/// The most items that [`Weights::load`] makes room for before it reads the table's items:
+/// 2 Mi (128 MiB of slots).
+const RESERVED_MAX: u64 = 1 << 21;
+
+/// The lines of the file at `path`, if it is a regular file (standard input is not counted):
+/// a pass over its bytes, which the system's cache then holds for the reading that follows.
+fn lines_of(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    if path == Path::new("-") {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut buffer = vec![0; 1 << 20];
+    let mut lines = 0;
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return Some(lines),
+            Ok(n) => lines += memchr::memchr_iter(b'\n', &buffer[..n]).count() as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None, // the reading that follows says what is wrong
+        }
+    }
+}
 
 /// The table as the rule needs it.
 #[derive(Debug)]
@@ -82,16 +106,16 @@ impl Weights {
     /// Reads the table in `path`, holding at most `capacity` items.
     pub fn load(path: &Path, rule: Rule, capacity: usize) -> Result<Weights> {
         let mut items = TableItems::default();
-        if rule.idf {
-            // Every item is held: room for about as many as a file of lines of a hash's 20
-            // digits and a small count holds (4 Mi at most: a larger table grows as it is
-            // read), so that the table does not grow line by line.
-            let lines = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len() / 24);
-            let ahead = lines.map_or(0, |lines| lines.min(capacity as u64).min(RESERVED_MAX));
-            items.reserve(ahead as usize);
-        }
         let mut rarest = u64::MAX;
+        let mut first = true;
         let header = read_table(path, |header, line, item, count| {
+            if std::mem::take(&mut first) && rule.idf {
+                // Every item is held: once the header is read, room for as many as the file
+                // has lines (RESERVED_MAX at most: a larger table grows as it is read), so
+                // that the table does not grow line by line.
+                let ahead = lines_of(path).map_or(0, |lines| lines.min(RESERVED_MAX));
+                items.reserve((ahead as usize).min(capacity));
+            }
             rarest = rarest.min(count);
             if !rule.idf && count <= drop_above(rule, header.documents) {
                 return Ok(()); // kept as it is: nothing to remember
@@ -398,3 +422,7 @@ fn drop_above(rule: Rule, documents: u64) -> u64 {
         None => u64::MAX,
     }
 }
+
+#[cfg(test)]
+#[path = "weights_tests.rs"]
+mod tests;
