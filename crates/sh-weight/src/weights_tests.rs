@@ -21,7 +21,7 @@ fn item(n: u64) -> String {
 
 /// Its count in the table: some in every document (weight 0, so left out).
 fn count(n: u64) -> u64 {
-    if n % 97 == 0 {
+    if n.is_multiple_of(97) {
         DOCUMENTS
     } else {
         1 + n % 5000
