@@ -32,6 +32,16 @@ fn ids_identical_fingerprints_and_order() {
     assert_eq!(run("sh-pairs", &["-k", "2"], input).success(), expected, "default B");
 }
 
+/// Ids are names only: two records of one id pair as any two records do, with the id twice, and
+/// sh-cluster takes that self-pair as a cluster of one, which --min-size 1 prints.
+#[test]
+fn a_repeated_id_names_two_records() {
+    let pairs = run("sh-pairs", &["-k", "1"], "a\t5\na\t7\nb\t5\n").success().to_string();
+    assert_eq!(pairs, "a\ta\t1\na\tb\t0\na\tb\t1\n");
+    assert_eq!(run("sh-cluster", &[], "a\ta\t1\n").success(), "");
+    assert_eq!(run("sh-cluster", &["--min-size", "1"], "a\ta\t1\n").success(), "a\n");
+}
+
 #[test]
 fn line_numbers_count_skipped_lines() {
     assert_eq!(run("sh-pairs", &["-k", "0"], "9\n\n9\n").success(), "1\t3\t0\n");

@@ -22,7 +22,9 @@ TAB), is an error. Records with an empty fingerprint (`ID<TAB>`, a blank line) a
 Output: `ID_A<TAB>ID_B<TAB>DISTANCE` for every unordered pair of distinct records within K \
 bits, exactly once, identical fingerprints included (distance 0). A comes before B in the \
 input, and lines are sorted by the input positions of A, then B. The output does not depend \
-on --blocks, --threads or the machine.
+on --blocks, --threads or the machine. Ids are names, not checked for being unique: two records \
+of one id are two records, and a pair of them prints that id twice (sh-cluster takes such a \
+self-pair as a cluster of one, printed only with --min-size 1).
 
 Method (Manku, Jain and Das Sarma, WWW 2007): the 64 bits are cut into B blocks (block 1 the \
 most significant; boundaries at floor(i*64/B) from bit 0, as in the seomoz tools). Two \
