@@ -146,6 +146,8 @@ fn faults_in_tables_name_the_command_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("df");
     let t = path_str(&table).to_string();
+    let others: String = (0..20).map(|n| format!("i{n}\t1\n")).collect();
+    let spread = format!("#documents\t2\nx\t1\nx\t2\n{others}y\t1\ny\t1\n");
     for (text, args, error) in [
         ("#documents\t0\n", vec![], format!("sh-weight: error: {t}: line 1: the table counts no documents\n")),
         ("#documents\t2\nx\t3\n", vec![], format!("sh-weight: error: {t}: line 2: count above the table's 2 documents: 'x\\t3'\n")),
@@ -156,6 +158,10 @@ fn faults_in_tables_name_the_command_file_and_line() {
             "sh-weight: error: {t}: line 4: the table holds more than 2 items (raise --capacity, or use --max-df without --idf, which holds only the items to leave out): 'c'\n")),
         // A repeat when the table is full is a repeat.
         ("#documents\t9\n7\t1\n007\t1\n7\t1\n", vec!["--idf", "--capacity", "2"], format!("sh-weight: error: {t}: line 4: item listed twice: '7'\n")),
+        // The first fault in the file's order, though items are inserted a few lines behind
+        // the reading: a repeat before a malformed line, or before another repeat 20 lines on.
+        ("#documents\t2\nx\t1\nx\t2\ny 1\n", vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),
+        (spread.as_str(), vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),
         // The table's numbers are decimal, as its format says; hex is refused.
         ("#documents\t2\nx\t0x1\n", vec![], format!("sh-weight: error: {t}: line 2: COUNT is not a whole number of documents: 'x\\t0x1'\n")),
         ("#documents\t0x2\n", vec![], format!("sh-weight: error: {t}: line 1: first line is not '#documents<TAB>N': '#documents\\t0x2'\n")),

@@ -2,6 +2,7 @@
 
 mod ahead;
 mod idf;
+mod inserts;
 mod items;
 mod table;
 mod weights;

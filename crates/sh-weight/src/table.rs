@@ -145,13 +145,24 @@ impl TableItems {
 
     /// Holds `item` with `count`, unless it is held already or `capacity` items are (nothing
     /// then changes).
+    #[cfg(test)]
     pub(crate) fn insert(
         &mut self,
         item: &[u8],
         count: u64,
         capacity: usize,
     ) -> Result<(), Refused> {
-        let hash = self.hasher.hash(item);
+        self.insert_hashed(self.hasher.hash(item), item, count, capacity)
+    }
+
+    /// [`TableItems::insert`] of an item whose hash by [`TableItems::hasher`] is `hash`.
+    pub(crate) fn insert_hashed(
+        &mut self,
+        hash: u64,
+        item: &[u8],
+        count: u64,
+        capacity: usize,
+    ) -> Result<(), Refused> {
         let tag = tag_of(item, hash);
         self.filter = Vec::new(); // until sealed again
         if !self.slots.is_empty() && self.probe(hash, item, tag).is_ok() {

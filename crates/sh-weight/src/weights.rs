@@ -8,8 +8,9 @@ use sh_core::{Error, Result};
 use sh_df::read_table;
 
 use crate::idf::{idf, push_weight, IdfTexts};
+use crate::inserts::Inserts;
 use crate::items::{Found, Repeats};
-use crate::table::{Refused, TableItems};
+use crate::table::TableItems;
 
 /// What is done to the items: drop the common ones, weigh by IDF, or both; and count at most
 /// so many occurrences of an item in one document.
@@ -108,7 +109,8 @@ impl Weights {
         let mut items = TableItems::default();
         let mut rarest = u64::MAX;
         let mut first = true;
-        let header = read_table(path, |header, line, item, count| {
+        let mut inserts = Inserts::default();
+        let read = read_table(path, |header, line, item, count| {
             if std::mem::take(&mut first) && rule.idf {
                 // Every item is held: once the header is read, room for as many as the file
                 // has lines (RESERVED_MAX at most: a larger table grows as it is read), so
@@ -120,18 +122,11 @@ impl Weights {
             if !rule.idf && count <= drop_above(rule, header.documents) {
                 return Ok(()); // kept as it is: nothing to remember
             }
-            match items.insert(item, count, capacity) {
-                Ok(()) => Ok(()),
-                Err(Refused::Held) => Err(Error::input(line, "item listed twice", item)),
-                Err(Refused::Full) => {
-                    let what = format!(
-                        "the table holds more than {capacity} items (raise --capacity, or use \
-                         --max-df without --idf, which holds only the items to leave out)"
-                    );
-                    Err(Error::input(line, what, item))
-                }
-            }
-        })?;
+            inserts.push(&mut items, line, item, count, capacity)
+        });
+        // The lines still to insert come before any line that read_table found wrong.
+        inserts.finish(&mut items, capacity).map_err(|e| e.in_file(path))?;
+        let header = read?;
         items.seal();
         let unseen_weight = idf(header.documents, if rarest == u64::MAX { 1 } else { rarest });
         let texts = match rule.idf {
