@@ -148,6 +148,7 @@ fn faults_in_tables_name_the_command_file_and_line() {
     let t = path_str(&table).to_string();
     let others: String = (0..20).map(|n| format!("i{n}\t1\n")).collect();
     let spread = format!("#documents\t2\nx\t1\nx\t2\n{others}y\t1\ny\t1\n");
+    let full = format!("#documents\t2\n{others}");
     for (text, args, error) in [
         ("#documents\t0\n", vec![], format!("sh-weight: error: {t}: line 1: the table counts no documents\n")),
         ("#documents\t2\nx\t3\n", vec![], format!("sh-weight: error: {t}: line 2: count above the table's 2 documents: 'x\\t3'\n")),
@@ -162,6 +163,9 @@ fn faults_in_tables_name_the_command_file_and_line() {
         // the reading: a repeat before a malformed line, or before another repeat 20 lines on.
         ("#documents\t2\nx\t1\nx\t2\ny 1\n", vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),
         (spread.as_str(), vec!["--idf"], format!("sh-weight: error: {t}: line 3: item listed twice: 'x'\n")),
+        // A refusal found while 16 lines wait behind it: no line after it is inserted.
+        (full.as_str(), vec!["--idf", "--capacity", "1"], format!(
+            "sh-weight: error: {t}: line 3: the table holds more than 1 items (raise --capacity, or use --max-df without --idf, which holds only the items to leave out): 'i1'\n")),
         // The table's numbers are decimal, as its format says; hex is refused.
         ("#documents\t2\nx\t0x1\n", vec![], format!("sh-weight: error: {t}: line 2: COUNT is not a whole number of documents: 'x\\t0x1'\n")),
         ("#documents\t0x2\n", vec![], format!("sh-weight: error: {t}: line 1: first line is not '#documents<TAB>N': '#documents\\t0x2'\n")),
@@ -223,6 +227,47 @@ fn the_table_may_come_from_standard_input() {
     let table = "#documents\t2\na\t2\nb\t1\nc\t1\n";
     let args = ["--df", "-", "--max-df", "0.5", "--df-floor", "0", "-i", path_str(&docs)];
     assert_eq!(run("sh-weight", &args, table).success(), "b\nc\n");
+}
+
+/// A table on a pipe is read as it comes: a fault in it is reported at once, though its writer
+/// has not closed the pipe (items are inserted behind the reading only from a regular file).
+#[test]
+fn a_fault_in_a_table_on_a_pipe_is_reported_at_once() {
+    use std::io::Write;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::write(&docs, "a b\n").unwrap();
+    for rule in [&["--idf"][..], &[]] {
+        let mut args = vec!["--df", "-", "-i", path_str(&docs)];
+        args.extend(rule);
+        let mut child = crate::util::command("sh-weight", &args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut table = child.stdin.take().unwrap();
+        table.write_all(b"#documents\t1000\nc1\t900\nc1\t900\n").unwrap();
+        table.flush().unwrap();
+        // The pipe stays open until the command has ended, or for 30 s at the most.
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        drop(table);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(status.and_then(|s| s.code()), Some(1), "{rule:?}: ended before EOF: {stderr}");
+        assert_eq!(stderr, "sh-weight: error: -: line 3: item listed twice: 'c1'\n", "{rule:?}");
+    }
 }
 
 /// A note after --merge tells where an undercount comes from: the tables merged, or the

@@ -4,7 +4,10 @@
 //! line is read ([`TableItems::prefetch`]) and the item inserted [`AHEAD`] lines later, so that
 //! the reads of several lines are in flight at once. Inserts are made in the lines' order, so
 //! an item listed twice, or one past the capacity, is refused at the same line as by inserting
-//! each line as it comes.
+//! each line as it comes; the error is known [`AHEAD`] lines later (or at the table's end).
+//! So the delay is made only for a table read from a regular file: a table on a pipe, whose
+//! writer may wait before its next lines, gets each line inserted as it comes, and its fault
+//! reported at once.
 
 use sh_core::{Error, Result};
 
@@ -21,18 +24,25 @@ struct Pending {
     item: Vec<u8>,
 }
 
-/// Up to [`AHEAD`] lines read and not yet inserted, oldest first.
+/// Up to [`AHEAD`] lines read and not yet inserted (or one, inserted at once), oldest first.
 #[derive(Debug, Default)]
 pub(crate) struct Inserts {
     ring: [Pending; AHEAD],
     head: usize,
     len: usize,
+    /// Lines inserted as they come: no slot asked for ahead.
+    at_once: bool,
 }
 
 impl Inserts {
+    /// Inserts made [`AHEAD`] lines behind the reading where `ahead`, otherwise at once.
+    pub(crate) fn new(ahead: bool) -> Inserts {
+        Inserts { at_once: !ahead, ..Inserts::default() }
+    }
+
     /// Takes the item of table line `line` with its count: asks for its slot now, and inserts
-    /// it once [`AHEAD`] more lines are taken (or at [`Inserts::finish`]). The error is that of
-    /// the oldest line's insert, which this one's makes room for.
+    /// it once [`AHEAD`] more lines are taken (or at [`Inserts::finish`]); at once where the
+    /// inserts are not made ahead. The error is that of the oldest line's insert.
     pub(crate) fn push(
         &mut self,
         items: &mut TableItems,
@@ -53,7 +63,10 @@ impl Inserts {
         pending.item.clear();
         pending.item.extend_from_slice(item);
         self.len += 1;
-        Ok(())
+        match self.at_once {
+            true => self.insert_oldest(items, capacity),
+            false => Ok(()),
+        }
     }
 
     /// Inserts every line taken and not yet inserted, in order, up to the first refused.
@@ -97,12 +110,18 @@ mod tests {
     /// What inserting each line as it comes gives: the items held, and the first error.
     fn one_by_one(lines: &[(Vec<u8>, u64)], capacity: usize) -> (TableItems, Result<()>) {
         let mut items = TableItems::default();
-        let mut inserts = Inserts::default();
         let result = (|| {
             for (at, (item, count)) in lines.iter().enumerate() {
-                inserts.push(&mut items, at as u64 + 1, item, *count, capacity)?;
-                // At once: the ring never holds more than this line.
-                inserts.finish(&mut items, capacity)?;
+                items.insert(item, *count, capacity).map_err(|refused| {
+                    let what = match refused {
+                        Refused::Held => "item listed twice".to_string(),
+                        Refused::Full => format!(
+                            "the table holds more than {capacity} items (raise --capacity, or \
+                             use --max-df without --idf, which holds only the items to leave out)"
+                        ),
+                    };
+                    Error::input(at as u64 + 1, what, item)
+                })?;
             }
             Ok(())
         })();
@@ -110,17 +129,19 @@ mod tests {
     }
 
     proptest! {
-        /// Inserted behind the reading, the lines give the same items, counts and first error
-        /// (its line and text) as inserted one by one; lines past an error are never inserted.
+        /// Inserted behind the reading, or at once, the lines give the same items, counts and
+        /// first error (its line and text) as inserting each line into the table as it comes;
+        /// lines past an error are never inserted.
         #[test]
         fn as_inserted_one_by_one(
             lines in prop::collection::vec(
                 (prop::collection::vec(b'0'..b'8', 0..4), 1u64..1000), 0..60),
             capacity in 1usize..80,
+            ahead: bool,
         ) {
             let (expected, expected_result) = one_by_one(&lines, capacity);
             let mut items = TableItems::default();
-            let mut inserts = Inserts::default();
+            let mut inserts = Inserts::new(ahead);
             let mut result = Ok(());
             for (at, (item, count)) in lines.iter().enumerate() {
                 result = inserts.push(&mut items, at as u64 + 1, item, *count, capacity);

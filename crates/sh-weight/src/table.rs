@@ -28,7 +28,7 @@ pub(crate) struct TableItems {
     hasher: ItemHasher,
 }
 
-/// Why [`TableItems::insert`] did not take an item in.
+/// Why [`TableItems::insert_hashed`] did not take an item in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {
     /// The item is held already.
@@ -143,8 +143,7 @@ impl TableItems {
         }
     }
 
-    /// Holds `item` with `count`, unless it is held already or `capacity` items are (nothing
-    /// then changes).
+    /// [`TableItems::insert_hashed`], the hash worked out.
     #[cfg(test)]
     pub(crate) fn insert(
         &mut self,
@@ -155,7 +154,8 @@ impl TableItems {
         self.insert_hashed(self.hasher.hash(item), item, count, capacity)
     }
 
-    /// [`TableItems::insert`] of an item whose hash by [`TableItems::hasher`] is `hash`.
+    /// Holds `item`, whose hash by [`TableItems::hasher`] is `hash`, with `count`, unless it is
+    /// held already or `capacity` items are (nothing then changes).
     pub(crate) fn insert_hashed(
         &mut self,
         hash: u64,

@@ -87,6 +87,11 @@ fn lines_of(path: &Path) -> Option<u64> {
     }
 }
 
+/// Whether `path` is a regular file (standard input, `-`, is taken as none).
+fn is_regular_file(path: &Path) -> bool {
+    path != Path::new("-") && std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+}
+
 /// The table as the rule needs it.
 #[derive(Debug)]
 pub struct Weights {
@@ -109,7 +114,9 @@ impl Weights {
         let mut items = TableItems::default();
         let mut rarest = u64::MAX;
         let mut first = true;
-        let mut inserts = Inserts::default();
+        // Every item is held with --idf: each insert's read of memory is worth asking for
+        // ahead, where the table comes from a regular file (not from a pipe that may wait).
+        let mut inserts = Inserts::new(rule.idf && is_regular_file(path));
         let read = read_table(path, |header, line, item, count| {
             if std::mem::take(&mut first) && rule.idf {
                 // Every item is held: once the header is read, room for as many as the file
