@@ -89,15 +89,20 @@ impl Inserts {
                 Err(refused) => refused,
             };
         self.len = 0;
-        match refused {
-            Refused::Held => Err(Error::input(pending.line, "item listed twice", &pending.item)),
-            Refused::Full => {
-                let what = format!(
-                    "the table holds more than {capacity} items (raise --capacity, or use \
-                     --max-df without --idf, which holds only the items to leave out)"
-                );
-                Err(Error::input(pending.line, what, &pending.item))
-            }
+        Err(refusal(refused, capacity, pending.line, &pending.item))
+    }
+}
+
+/// The error of table line `line`, whose `item` was refused.
+fn refusal(refused: Refused, capacity: usize, line: u64, item: &[u8]) -> Error {
+    match refused {
+        Refused::Held => Error::input(line, "item listed twice", item),
+        Refused::Full => {
+            let what = format!(
+                "the table holds more than {capacity} items (raise --capacity, or use \
+                 --max-df without --idf, which holds only the items to leave out)"
+            );
+            Error::input(line, what, item)
         }
     }
 }
@@ -112,16 +117,9 @@ mod tests {
         let mut items = TableItems::default();
         let result = (|| {
             for (at, (item, count)) in lines.iter().enumerate() {
-                items.insert(item, *count, capacity).map_err(|refused| {
-                    let what = match refused {
-                        Refused::Held => "item listed twice".to_string(),
-                        Refused::Full => format!(
-                            "the table holds more than {capacity} items (raise --capacity, or \
-                             use --max-df without --idf, which holds only the items to leave out)"
-                        ),
-                    };
-                    Error::input(at as u64 + 1, what, item)
-                })?;
+                items
+                    .insert(item, *count, capacity)
+                    .map_err(|refused| refusal(refused, capacity, at as u64 + 1, item))?;
             }
             Ok(())
         })();

@@ -64,17 +64,11 @@ impl Rule {
 /// 2 Mi (128 MiB of slots).
 const RESERVED_MAX: u64 = 1 << 21;
 
-/// The lines of the file at `path`, if it is a regular file (standard input is not counted):
-/// a pass over its bytes, which the system's cache then holds for the reading that follows.
+/// The lines of the regular file at `path` ([`is_regular_file`]): a pass over its bytes, which
+/// the system's cache then holds for the reading that follows.
 fn lines_of(path: &Path) -> Option<u64> {
     use std::io::Read;
-    if path == Path::new("-") {
-        return None;
-    }
     let mut file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
     let mut buffer = vec![0; 1 << 20];
     let mut lines = 0;
     loop {
@@ -114,14 +108,16 @@ impl Weights {
         let mut items = TableItems::default();
         let mut rarest = u64::MAX;
         let mut first = true;
-        // Every item is held with --idf: each insert's read of memory is worth asking for
-        // ahead, where the table comes from a regular file (not from a pipe that may wait).
-        let mut inserts = Inserts::new(rule.idf && is_regular_file(path));
+        // Every item is held with --idf. From a regular file (not from a pipe, which may wait
+        // before its next lines), each insert's read of memory is asked for ahead, and room is
+        // made for every line at once.
+        let whole_file = rule.idf && is_regular_file(path);
+        let mut inserts = Inserts::new(whole_file);
         let read = read_table(path, |header, line, item, count| {
-            if std::mem::take(&mut first) && rule.idf {
-                // Every item is held: once the header is read, room for as many as the file
-                // has lines (RESERVED_MAX at most: a larger table grows as it is read), so
-                // that the table does not grow line by line.
+            if std::mem::take(&mut first) && whole_file {
+                // Once the header is read, room for as many items as the file has lines
+                // (RESERVED_MAX at most: a larger table grows as it is read), so that the
+                // table does not grow line by line.
                 let ahead = lines_of(path).map_or(0, |lines| lines.min(RESERVED_MAX));
                 items.reserve((ahead as usize).min(capacity));
             }
