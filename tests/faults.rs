@@ -90,7 +90,7 @@ fn spawn(name: &str, args: &[&str], stdout: Stdio) -> Child {
 
 /// Waits for a child that should end soon; a child still running after a minute fails the
 /// test (and is killed) instead of hanging the run.
-fn wait_briefly(child: &mut Child) -> std::process::ExitStatus {
+pub(crate) fn wait_briefly(child: &mut Child) -> std::process::ExitStatus {
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
