@@ -256,7 +256,10 @@ fn a_fault_in_a_table_on_a_pipe_is_reported_at_once() {
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(status.code(), Some(1), "{rule:?}: {stderr}");
-        assert_eq!(stderr, "sh-weight: error: -: line 3: item listed twice: 'c1'\n", "{rule:?}");
+        assert_eq!(
+            stderr, "sh-weight: error: standard input: line 3: item listed twice: 'c1'\n",
+            "{rule:?}"
+        );
     }
 }
 

@@ -73,10 +73,15 @@ impl Error {
 
     /// Names the file that bad input came from: for an input other than the main one, whose
     /// line numbers would be taken for the main input's. Other errors name their file already.
+    /// `-` is named "standard input", as the readers name it.
     pub fn in_file(self, file: &std::path::Path) -> Error {
         match self {
             Error::Input { .. } => {
-                Error::InFile { file: file.display().to_string(), error: Box::new(self) }
+                let file = match crate::is_std_stream(file) {
+                    true => "standard input".to_string(),
+                    false => file.display().to_string(),
+                };
+                Error::InFile { file, error: Box::new(self) }
             }
             other => other,
         }
@@ -225,6 +230,8 @@ mod tests {
         let e = Error::input(2, "bad", b"x").in_file(std::path::Path::new("corpus.tsv"));
         assert_eq!(e.to_string(), "corpus.tsv: line 2: bad: 'x'");
         assert_eq!(e.exit_code(), 1);
+        let piped = Error::input(3, "bad", b"y").in_file(std::path::Path::new("-"));
+        assert_eq!(piped.to_string(), "standard input: line 3: bad: 'y'");
         let open = Error::io("cannot open 'c'", io::Error::other("gone"));
         assert_eq!(open.in_file(std::path::Path::new("c")).to_string(), "cannot open 'c': gone");
     }
