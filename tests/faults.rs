@@ -499,6 +499,39 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     assert_eq!(entries(dir.path()), ["fifo", "link.txt", "real.txt"]);
 }
 
+/// `-o /dev/stdout` (or `/dev/stderr`, `/dev/fd/N`) with that stream on a regular file writes to
+/// the stream, at the shell's offset, and does not replace the file: what the shell wrote before
+/// and after stays, and nothing is lost to a file no longer there.
+#[test]
+fn an_output_named_by_an_open_descriptor_is_written_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, flag) in
+        [("/dev/stdout", "stdout"), ("/dev/stderr", "stderr"), ("/dev/fd/1", "stdout")]
+    {
+        for command in ["sh-tokenize", "sh-compute", "sh-pairs"] {
+            let path = dir.path().join("shared.txt");
+            let mut file = fs::File::create(&path).unwrap();
+            file.write_all(b"before\n").unwrap();
+            let stream = || Stdio::from(file.try_clone().unwrap());
+            let mut child = Command::new(binary(command));
+            child.args(["-o", name]).stdin(Stdio::piped());
+            match flag {
+                "stdout" => child.stdout(stream()).stderr(Stdio::null()),
+                _ => child.stderr(stream()).stdout(Stdio::null()),
+            };
+            let mut child = child.spawn().unwrap();
+            // sh-pairs' sample is one record of a pair: the input holds it twice.
+            let input = sample(command).0.repeat(if command == "sh-pairs" { 2 } else { 1 });
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            assert!(child.wait().unwrap().success(), "{command} -o {name}");
+            file.write_all(b"after\n").unwrap();
+            let want = format!("before\n{}\nafter\n", sample(command).1);
+            assert_eq!(fs::read_to_string(&path).unwrap(), want, "{command} -o {name}");
+            assert_eq!(entries(dir.path()), ["shared.txt"], "{command} -o {name}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The repository stands alone.
 

@@ -24,6 +24,7 @@
 pub mod cli;
 pub mod closed_streams;
 pub mod copy;
+mod descriptors;
 mod error;
 pub mod fingerprint;
 pub mod in_order;

@@ -1,0 +1,110 @@
+//! `-o /dev/stdout` and its like: names of a descriptor the command already has open. Such a
+//! name leads, through links, to the file behind the descriptor, and writing a new file and
+//! renaming it over that one (as `-o FILE` does) would replace the file that the shell opened:
+//! `{ echo a; cmd -o /dev/stdout; echo b; } > f` would leave `f` holding `cmd`'s output alone,
+//! and `b` written to a file no longer there. The output is written to the open descriptor
+//! instead, as `-` writes to standard output.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+/// The most links followed in search of a descriptor's name (the system's own limit is 40).
+const MOST_LINKS: usize = 40;
+
+/// The descriptor that `path` names, when it is one of the system's names for a descriptor of
+/// this process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, or a link that
+/// leads to one of them); `None` for any other path, and when anything on the way cannot be
+/// read (the ordinary path then reports it).
+pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MOST_LINKS {
+        let name = path.file_name()?.to_owned();
+        let parent = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        // The directory resolved: /dev/fd and /proc/self/fd both become /proc/PID/fd.
+        let dir = fs::canonicalize(parent).ok()?;
+        if is_descriptor_directory(&dir) {
+            return name.to_str()?.parse().ok();
+        }
+        if !fs::symlink_metadata(&path).ok()?.file_type().is_symlink() {
+            return None;
+        }
+        // A relative target is taken from the link's directory; an absolute one replaces it.
+        path = dir.join(fs::read_link(&path).ok()?);
+    }
+    None
+}
+
+/// Whether `dir` (resolved) is this process's or one of its threads' directory of descriptors:
+/// `/proc/PID/fd` or `/proc/PID/task/TID/fd`.
+fn is_descriptor_directory(dir: &Path) -> bool {
+    let own = PathBuf::from(format!("/proc/{}", std::process::id()));
+    let Ok(rest) = dir.strip_prefix(&own) else {
+        return false;
+    };
+    let parts: Vec<_> = rest.iter().collect();
+    match parts.as_slice() {
+        [fd] => *fd == "fd",
+        [task, tid, fd] => {
+            *task == "task" && tid.to_str().is_some_and(|t| t.parse::<u32>().is_ok()) && *fd == "fd"
+        }
+        _ => false,
+    }
+}
+
+/// A writer on descriptor `fd`, for an output named by it: standard error's own descriptor,
+/// copied, so that what is written goes where the shell's other writes go, at their offset; any
+/// other (standard output is written as `-`) opened anew through its name `path` for appending,
+/// which never replaces nor cuts short what it holds.
+pub(crate) fn open_for_writing(fd: u32, path: &Path) -> io::Result<File> {
+    if fd == 2 {
+        return io::stderr().as_fd().try_clone_to_owned().map(File::from);
+    }
+    fs::OpenOptions::new().append(true).open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_of_descriptors_are_known_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("out");
+        std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+        let relative = dir.path().join("relative");
+        std::os::unix::fs::symlink("../../../../../../../../../../proc/self/fd/2", &relative)
+            .unwrap();
+        for (path, want) in [
+            (Path::new("/dev/stdout"), Some(1)),
+            (Path::new("/dev/stderr"), Some(2)),
+            (Path::new("/dev/fd/1"), Some(1)),
+            (Path::new("/proc/self/fd/2"), Some(2)),
+            (Path::new("/proc/thread-self/fd/1"), Some(1)),
+            (&link, Some(1)),
+            (&relative, Some(2)),
+            (Path::new("/dev/null"), None),
+            (dir.path(), None),
+            (&dir.path().join("missing"), None),
+        ] {
+            assert_eq!(descriptor_named(path), want, "{}", path.display());
+        }
+        let own = format!("/proc/{}/fd/1", std::process::id());
+        assert_eq!(descriptor_named(Path::new(&own)), Some(1));
+        assert!(!is_descriptor_directory(Path::new("/proc/1/fd")) || std::process::id() == 1);
+        assert!(!is_descriptor_directory(Path::new("/proc")));
+    }
+
+    /// A loop of links ends the search, with no descriptor found.
+    #[test]
+    fn a_loop_of_links_names_no_descriptor() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("b", dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        assert_eq!(descriptor_named(&dir.path().join("a")), None);
+    }
+}
