@@ -5,8 +5,8 @@ with eval/wide.py's Gold. Run after `eval/run.sh --wide`:
 
     eval/work/venv/bin/python eval/byterule.py [--bin target/release] [--work eval/work]
 
-Prints P / R / F1 per set and category for each rule of RULES (docs/QUALITY.md, "Repeated
-items", has the table)."""
+Prints P / R / F1 per set and category for each rule of RULES (docs/QUALITY.md, sections
+"Repeated items" and "A word within 8 bits", has the tables)."""
 
 import argparse
 import os
@@ -19,11 +19,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wide as W  # noqa: E402
 
 RULES = [
-    ("default (K 44, word-k 7, word-bytes 6)", []),
+    ("default (K 44, word-k 8, word-bytes 6)", []),
+    ("K 44, word-k 7, word-bytes 6 (the default before 2026-12-02)", ["-k", "44", "--word-k", "7", "--word-bytes", "6"]),
     ("K 44, word-k 7", ["-k", "44", "--word-k", "7"]),
     ("K 44, word-k 6", ["-k", "44", "--word-k", "6"]),
     ("K 40, word-k 7, word-bytes 6", ["-k", "40", "--word-k", "7", "--word-bytes", "6"]),
     ("K 48, word-k 7, word-bytes 6", ["-k", "48", "--word-k", "7", "--word-bytes", "6"]),
+    ("K 42, word-k 8, word-bytes 6", ["-k", "42", "--word-k", "8", "--word-bytes", "6"]),
+    ("K 46, word-k 8, word-bytes 6", ["-k", "46", "--word-k", "8", "--word-bytes", "6"]),
 ]
 SETS = ["synthetic", "licenses", "cjk", "realpages-2", "realpages-5", "zipf"]
 COLUMNS = {"synthetic": ["edit-1", "edit-5", "all", "boiler-start", "boiler-end"], "licenses": ["all"],

@@ -100,7 +100,7 @@ def parse_args(argv):
     p.add_argument("--word-k", type=int,
                    help="sh-pairs --word-k: wide fingerprints, only pairs with some 64-bit word within "
                         "this many bits (approximate; default: sh-pairs' without -k, 8 for 128 bits and "
-                        "7 for 256; exact, floor(K / words), with -k)")
+                        "8 for 256; exact, floor(K / words), with -k)")
     p.add_argument("--word-bytes", type=int,
                    help="sh-pairs --word-bytes: with --word-k, a word counts only if at most this many "
                         "of its 8 bytes differ, and each word is searched over its bytes (B = 8; "
@@ -200,7 +200,7 @@ def parse_args(argv):
 
 # sh-pairs' default K, --word-k and --word-bytes for each width (crates/sh-pairs/src/wide.rs,
 # default_rule).
-DEFAULT_RULE = {64: (6, None, None), 128: (20, 8, None), 256: (44, 7, 6)}
+DEFAULT_RULE = {64: (6, None, None), 128: (20, 8, None), 256: (44, 8, 6)}
 
 
 def word_k(args):

@@ -47,7 +47,7 @@ within k bits that differ in at most T of their 8 bytes (any word within T bits 
 word is then searched over its 8 bytes (B = 8) with the tables of a search within T, whose \
 leaves accept k bits, at about the cost of a search within T. Without -k the default is chosen \
 for the width from our evaluation (docs/QUALITY.md in the source): K = 6 for 64 bits; K = 20 \
-with --word-k 8 for 128 bits; K = 44 with --word-k 7 and --word-bytes 6 for 256 bits, which \
+with --word-k 8 for 128 bits; K = 44 with --word-k 8 and --word-bytes 6 for 256 bits, which \
 finds nearly every copy with up to 2% of its words edited and most with 5%, at about 4 times \
 the cost of a 64-bit search with K = 6. A -k given alone is exact: -k 52 on 256 bits reached \
 MinHash LSH's F1 on copies with up to 5% of their words edited in every set of our evaluation \
@@ -60,7 +60,8 @@ placements of i bits that touch more than T bytes: the sum over j > T of C(8, j)
 over m = 0..j of (-1)^m C(j, m) C(8(j - m), i). Without --word-bytes it is 1 for d <= L*(k+1) - \
 1. For L = 4, k = 6: 0.992 at d = 28, 0.83 at d = 32, 0.54 at d = 36; k = 7: 1 up to d = 31, \
 0.993 at 32, 0.85 at 36, 0.58 at 40; k = 7, T = 6: 0.991 at d = 32, 0.84 at 36, 0.57 at 40, \
-0.33 at 44; k = 8: 1 up to d = 35, 0.86 at d = 40. --stats shows the words searched, the \
+0.33 at 44; k = 8, T = 6 (the 256-bit default): above 0.998 up to d = 34, 0.985 at 36, 0.84 at \
+40, 0.58 at 44; k = 8: 1 up to d = 35, 0.86 at d = 40. --stats shows the words searched, the \
 candidates verified and whether the search was exact. --blocks, if given, is B of every word's \
 search (8 with --word-bytes).
 
@@ -130,14 +131,14 @@ pub struct Args {
     /// Report pairs whose fingerprints differ in at most K bits (in total, for wide ones). The
     /// default is chosen for the width: 6 for 64 bits (best precision and recall with 2-token
     /// shingles in our evaluation; use less for billions of documents); 20 with --word-k 8 for
-    /// 128 bits and 44 with --word-k 7 and --word-bytes 6 for 256. A K given here is searched
+    /// 128 bits and 44 with --word-k 8 and --word-bytes 6 for 256. A K given here is searched
     /// exactly unless --word-k is given too
     #[arg(short = 'k', long = "distance", visible_short_alias = 'd', value_name = "K",
           value_parser = clap::value_parser!(u32).range(0..=255))]
     pub k: Option<u32>,
 
     /// Wide fingerprints: report a pair only if some 64-bit word is within this many bits too
-    /// (faster, approximate; the recall is in DESCRIPTION). Default: 8 (128 bits) or 7 (256)
+    /// (faster, approximate; the recall is in DESCRIPTION). Default: 8 (128 and 256 bits)
     /// without -k; exact, floor(K / words), with it
     #[arg(long, value_name = "k", value_parser = clap::value_parser!(u32).range(0..=63))]
     pub word_k: Option<u32>,
@@ -207,8 +208,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("sh-pairs --sparse < fingerprints.tsv | sh-cluster --duplicates > drop.txt", "The records to drop so that one of each cluster is left, in output linear in the duplicates."),
     ("sh-pairs --against corpus.tsv < new.tsv", "Which new documents are near an existing corpus."),
     ("sh-pairs -k 0 --stats < fingerprints.txt", "Only exact duplicates, and what the search did."),
-    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 44 bits in total with a word within 7 bits that differs in at most 6 of its bytes (the defaults for that width)."),
-    ("sh-pairs -k 40 --word-k 7 < fingerprints-256.txt", "Pairs within 40 bits that have a word within 7 bits: about twice the default's search, and about 4 in 10 pairs exactly 40 bits apart are missed (see the recall above)."),
+    ("sh-compute --bits 256 < hashes.txt | sh-pairs", "Pairs of 256-bit fingerprints within 44 bits in total with a word within 8 bits that differs in at most 6 of its bytes (the defaults for that width)."),
+    ("sh-pairs -k 44 < fingerprints-256.txt", "Every pair within 44 bits in total, exactly: each word searched within 11 bits, many times the default's cost, for corpora small enough to afford it."),
     ("sh-pairs --map -b 8 < fingerprints.tsv | LC_ALL=C sort | sh-pairs --reduce -b 8", "The pairs of sh-pairs -b 8, found by the map/reduce steps (in another order)."),
     ("sh-pairs --map -b 12 < fp-256.tsv | LC_ALL=C sort | sh-pairs --reduce -b 12", "The same on 256-bit fingerprints: the pairs within 32 bits in total, 4 * C(12, 8) = 1980 map lines a record."),
 ];

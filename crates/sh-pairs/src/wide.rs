@@ -346,7 +346,7 @@ pub fn default_rule(words: usize) -> (u32, Option<u32>, Option<u32>) {
     match words {
         1 => (6, None, None),
         2 => (20, Some(8), None),
-        _ => (44, Some(7), Some(6)),
+        _ => (44, Some(8), Some(6)),
     }
 }
 
@@ -428,6 +428,12 @@ mod tests {
             assert!((rule.recall(d) - expected).abs() < 5e-5, "k=7 t=6 d={d}: {}", rule.recall(d));
         }
         assert!(rule.recall(28) > 0.999_999_99 && rule.recall(28) < 1.0);
+        // The 256-bit default's (the figures of its help), computed apart with exact integers.
+        let rule = WideRule::new(4, 60, Some(8)).with_word_bytes(Some(6));
+        for (d, expected) in [(34, 0.99879), (36, 0.98498), (40, 0.83650), (44, 0.58000)] {
+            assert!((rule.recall(d) - expected).abs() < 5e-5, "k=8 t=6 d={d}: {}", rule.recall(d));
+        }
+        assert_eq!((default_rule(4).1, default_rule(4).2), (Some(8), Some(6)));
     }
 
     #[test]

@@ -405,7 +405,7 @@ fn the_command_line_on_wide_fingerprints() {
         let flag = |name: &str| -> Option<u32> {
             flags.windows(2).find(|w| w[0] == name).map(|w| w[1].parse().unwrap())
         };
-        // Without -k, the defaults of the width (K 44, --word-k 7, --word-bytes 6 for 256 bits).
+        // Without -k, the defaults of the width (K 44, --word-k 8, --word-bytes 6 for 256 bits).
         let rule = rule_for(4, flag("-k"), flag("--word-k"), flag("--word-bytes")).unwrap();
         let names: Vec<String> = (1..=3).map(|i: usize| i.to_string()).collect();
         let word = oracle::WordRule { k: rule.word_k, bytes: rule.word_bytes };
