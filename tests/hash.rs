@@ -110,6 +110,7 @@ fn weighted_errors_name_the_line_and_the_item() {
         ("b:", "weight is not a finite decimal number"),
         ("b:1e999", "weight is not a finite decimal number"),
         ("b:0x1", "weight is not a finite decimal number"),
+        (":3", "weighted item has an empty ITEM"),
     ];
     for (item, message) in cases {
         let out = run("sh-hash", &["--weighted"], format!("hello:1\nid\ta:1 {item}\n"));

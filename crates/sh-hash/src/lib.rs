@@ -27,7 +27,7 @@ The hash is Bob Jenkins' lookup3 `hashlittle2` over the item's bytes, returned a
 
 With --weighted every item is `ITEM:WEIGHT` (split at the last colon); ITEM is hashed and the \
 weight is kept: `HASH:WEIGHT`. WEIGHT is a finite decimal number (`2`, `0.5`, `-1`, `1e3`); \
-anything else is an error.";
+anything else is an error, as is an empty ITEM (`:3`).";
 
 #[derive(Debug, Parser)]
 #[command(name = "sh-hash", version, about = "Hash items to 64-bit lookup3 (Jenkins) hashes")]
@@ -110,6 +110,11 @@ pub fn hash_items<W: Write>(
                 .ok_or_else(|| Error::input(line, "weighted item has no ':WEIGHT'", item))?;
             if parse_weight(weight).is_none() {
                 return Err(Error::input(line, WEIGHT_ERROR, item));
+            }
+            if key.is_empty() {
+                // As sh-df and sh-weight refuse it: no stage makes one, and its hash would
+                // stand for nothing of the document.
+                return Err(Error::input(line, "weighted item has an empty ITEM", item));
             }
             push_u64(pending, hash64(key, seed));
             pending.push(b':');

@@ -198,8 +198,14 @@ fn bad_input_names_its_line() {
         ),
         (
             "0000000000\t0000000000000005\t1\n0000000000\t0000000000000005\t1\n",
-            "line 1: line number 1 appears twice",
+            "line 2: line number 1 appears twice",
         ),
+        (
+            "0000000000\t0000000000000005\t1\n0000000000\t0000000000000005\t2\n\
+             0000000000\t0000000000000005\t2\n",
+            "line 3: line number 2 appears twice",
+        ),
+        ("0000000000\t0000000000000005\t1\t\n", "line 1: empty id"),
     ] {
         let message = reduce_error(bad, 3, 6);
         assert!(message.starts_with(what), "{bad:?}: {message}");

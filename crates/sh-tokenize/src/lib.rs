@@ -28,8 +28,9 @@ that starts with a TAB (an empty id) is an error.
 
 Output is exactly one line for each input line, in the same order: the document's tokens \
 separated by single spaces, after ID<TAB> when the document has an id. A document without \
-tokens gives an empty line (or ID<TAB>). No token holds a space, TAB, CR or LF, and the output \
-is always valid UTF-8: invalid UTF-8 in the input separates tokens and is never an error.
+tokens gives an empty line (or ID<TAB>). No token holds a space, TAB, CR or LF, and the tokens \
+are always valid UTF-8: invalid UTF-8 in the input separates tokens and is never an error. An id \
+is copied byte for byte, as it came (invalid UTF-8 included).
 
 Modes (--mode):
 
@@ -58,7 +59,8 @@ With --json each line is a JSON object. The text is the string in the field name
 an integer (written in decimal), never empty. Other fields are ignored. A blank line is an empty document \
 without an id. A line that is not a JSON object, lacks the text field (or the id field when one \
 is asked for), has a text that is not a string, an id that is neither a string nor an integer \
-or is empty or holds a TAB or LF, or a field given twice, is an error that names the line. Invalid UTF-8 \
+or is empty or holds a TAB or LF, or the text or id field given twice, is an error that names \
+the line (another field given twice is ignored with the rest). Invalid UTF-8 \
 inside the text string is accepted and separates tokens like everywhere else.
 
 Progress is shown on standard error when it is a terminal, unless --quiet is given.";

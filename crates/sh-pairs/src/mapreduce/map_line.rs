@@ -26,6 +26,10 @@ impl<'a> MapLine<'a> {
         if id.is_some_and(|id| id.contains(&b'\t')) {
             return Err("an id holds a TAB");
         }
+        // As the map refuses a record's empty id: a pair would name no record.
+        if id.is_some_and(<[u8]>::is_empty) {
+            return Err("empty id");
+        }
         Ok(MapLine { key, fingerprint, line_number, id })
     }
 }

@@ -82,7 +82,7 @@ impl MapReduce {
             };
             let at = group.words.len();
             group.words.extend_from_slice(words);
-            group.members.push(Member { at, position, id });
+            group.members.push(Member { at, position, id, line });
         }
         if let Some(layout) = &layout {
             written += self.finish_group(layout, &mut group, out)?;
@@ -121,8 +121,9 @@ impl MapReduce {
             if let Some(twice) = group.members.windows(2).find(|w| {
                 w[0].position == w[1].position && fingerprint(&w[0]) == fingerprint(&w[1])
             }) {
+                // Named at the later of its two lines: the repeat.
                 return Err(Error::input(
-                    group.first_line,
+                    twice[0].line.max(twice[1].line),
                     format!("line number {} appears twice in one group", twice[0].position),
                     &group.key,
                 ));
@@ -248,7 +249,6 @@ fn start_group(layout: &Layout, group: &mut Group, key: &[u8], line: u64) -> Res
     group.rank = rank;
     group.table = table;
     group.bits = bits;
-    group.first_line = line;
     Ok(())
 }
 
@@ -263,7 +263,6 @@ struct Group {
     table: Table,
     /// The bits of the group's fingerprints in the table's blocks.
     bits: u64,
-    first_line: u64,
     named: bool,
     members: Vec<Member>,
     /// The members' fingerprints, each its words end to end (word 0 first).
@@ -280,6 +279,8 @@ struct Member {
     at: usize,
     position: u64,
     id: Range<usize>,
+    /// The input line it was read from.
+    line: u64,
 }
 
 struct GroupWriter<'a, W> {
