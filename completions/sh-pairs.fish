@@ -7,7 +7,7 @@ complete -c sh-pairs -s b -l blocks -d 'Cut fingerprints into B blocks (K < B <=
 complete -c sh-pairs -s j -l threads -d 'Read, group, search and write the pairs with N threads [default: all cores]' -r
 complete -c sh-pairs -l against -d 'Report only pairs of an input record with a record of FILE (a new crawl against an existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus position. Each of the two inputs has ids, or line numbers, of its own. FILE may also be an index directory of sh-index, read whole as the records it holds' -r -F
 complete -c sh-pairs -l format -d 'Output format' -r -f -a "tsv\t'ID_A<TAB>ID_B<TAB>DISTANCE'
-json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints; wide ones as "0x..." strings); with ids `["ID_A", "ID_B", DISTANCE]`'"
+json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints; wide ones as "0x..." strings); with ids `["ID_A", "ID_B", DISTANCE]`, bytes of an id that are not UTF-8 replaced by U+FFFD (so ids that differ only there print alike; the TSV output keeps them as they came)'"
 complete -c sh-pairs -l sparse -d 'For clustering at scale: write only enough pairs to connect the same clusters. Records sharing a fingerprint give a chain (r1-r2, r2-r3, ...), and two near fingerprints give one pair, their first records. sh-cluster finds the same clusters as from all pairs, and the output grows linearly with the number of duplicates'
 complete -c sh-pairs -l stats -d 'Print records, tables, candidates compared, pairs and time to stderr'
 complete -c sh-pairs -s q -l quiet -d 'No progress on stderr'

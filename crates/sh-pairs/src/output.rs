@@ -28,7 +28,8 @@ pub enum Format {
     Tsv,
     /// One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller
     /// first (what seomoz's simhash-find-all prints; wide ones as "0x..." strings); with ids
-    /// `["ID_A", "ID_B", DISTANCE]`
+    /// `["ID_A", "ID_B", DISTANCE]`, bytes of an id that are not UTF-8 replaced by U+FFFD (so
+    /// ids that differ only there print alike; the TSV output keeps them as they came)
     Json,
 }
 
