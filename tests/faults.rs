@@ -530,6 +530,17 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
             assert_eq!(entries(dir.path()), ["shared.txt"], "{command} -o {name}");
         }
     }
+    // Standard input is read, not written: `-o /dev/stdin` with it on a file rewrites the file
+    // as `-i f -o f` does (appending to the file being read would never end).
+    let path = dir.path().join("input.txt");
+    fs::write(&path, "Hello, World!\n".repeat(1000)).unwrap();
+    let status = Command::new(binary("sh-tokenize"))
+        .args(["-o", "/dev/stdin"])
+        .stdin(Stdio::from(fs::File::open(&path).unwrap()))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(fs::read_to_string(&path).unwrap(), "hello world\n".repeat(1000));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -108,8 +108,8 @@ def parse_args(argv):
     p.add_argument("-b", "--blocks", type=int,
                    help="B: blocks of each word's search, C(B, k) tables, k = K for 64 bits and "
                         "floor(K / words) or --word-k for wide ones (each record is shuffled once per "
-                        "table and word); default: 8, or k + 2 when that is more (9 for the 256-bit "
-                        "defaults, k = 7)")
+                        "table and word); default: 8, or k + 2 when that is more (8 for the 256-bit "
+                        "defaults, whose words are searched by their 8 bytes)")
     p.add_argument("--sparse", action="store_true", help="sh-pairs --sparse: only enough pairs to form the clusters")
     p.add_argument("--df", action="store_true",
                    help="corpus statistics: count document frequencies over the whole input (sh-df on "

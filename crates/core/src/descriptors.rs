@@ -3,12 +3,16 @@
 //! renaming it over that one (as `-o FILE` does) would replace the file that the shell opened:
 //! `{ echo a; cmd -o /dev/stdout; echo b; } > f` would leave `f` holding `cmd`'s output alone,
 //! and `b` written to a file no longer there. The output is written to the open descriptor
-//! instead, as `-` writes to standard output.
+//! instead, as `-` writes to standard output: standard output and standard error, the streams
+//! such names are used for. Other descriptors keep the ordinary path (a file behind one is
+//! replaced, as `-o FILE` replaces a file): standard input above all, which is read, so that
+//! `-o /dev/stdin` with the input redirected from a file rewrites it as `-i f -o f` does.
+//! Safe Rust copies a descriptor only through a handle of its own, which only these three have.
 
 use std::fs::{self, File};
 use std::io;
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The most links followed in search of a descriptor's name (the system's own limit is 40).
 const MOST_LINKS: usize = 40;
@@ -28,7 +32,11 @@ pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
         // The directory resolved: /dev/fd and /proc/self/fd both become /proc/PID/fd.
         let dir = fs::canonicalize(parent).ok()?;
         if is_descriptor_directory(&dir) {
-            return name.to_str()?.parse().ok();
+            // The system's names: decimal, without a sign or a leading zero.
+            let name = name.to_str()?;
+            let canonical =
+                name.bytes().all(|b| b.is_ascii_digit()) && (name == "0" || !name.starts_with('0'));
+            return if canonical { name.parse().ok() } else { None };
         }
         if !fs::symlink_metadata(&path).ok()?.file_type().is_symlink() {
             return None;
@@ -42,7 +50,11 @@ pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
 /// Whether `dir` (resolved) is this process's or one of its threads' directory of descriptors:
 /// `/proc/PID/fd` or `/proc/PID/task/TID/fd`.
 fn is_descriptor_directory(dir: &Path) -> bool {
-    let own = PathBuf::from(format!("/proc/{}", std::process::id()));
+    // This process's directory as this /proc names it (its PID there, not necessarily
+    // the one the process has in its own namespace).
+    let Ok(own) = fs::canonicalize("/proc/self") else {
+        return false;
+    };
     let Ok(rest) = dir.strip_prefix(&own) else {
         return false;
     };
@@ -56,15 +68,10 @@ fn is_descriptor_directory(dir: &Path) -> bool {
     }
 }
 
-/// A writer on descriptor `fd`, for an output named by it: standard error's own descriptor,
-/// copied, so that what is written goes where the shell's other writes go, at their offset; any
-/// other (standard output is written as `-`) opened anew through its name `path` for appending,
-/// which never replaces nor cuts short what it holds.
-pub(crate) fn open_for_writing(fd: u32, path: &Path) -> io::Result<File> {
-    if fd == 2 {
-        return io::stderr().as_fd().try_clone_to_owned().map(File::from);
-    }
-    fs::OpenOptions::new().append(true).open(path)
+/// A writer on standard error's own descriptor, copied, for an output named by it: what is
+/// written goes where the shell's other writes go, at their offset.
+pub(crate) fn standard_error() -> io::Result<File> {
+    io::stderr().as_fd().try_clone_to_owned().map(File::from)
 }
 
 #[cfg(test)]
@@ -88,6 +95,9 @@ mod tests {
             (&link, Some(1)),
             (&relative, Some(2)),
             (Path::new("/dev/null"), None),
+            (Path::new("/dev/fd/+1"), None),
+            (Path::new("/dev/fd/01"), None),
+            (Path::new("/dev/stdin"), Some(0)),
             (dir.path(), None),
             (&dir.path().join("missing"), None),
         ] {
@@ -96,6 +106,7 @@ mod tests {
         let own = format!("/proc/{}/fd/1", std::process::id());
         assert_eq!(descriptor_named(Path::new(&own)), Some(1));
         assert!(!is_descriptor_directory(Path::new("/proc/1/fd")) || std::process::id() == 1);
+        assert!(is_descriptor_directory(&fs::canonicalize("/proc/self/fd").unwrap()));
         assert!(!is_descriptor_directory(Path::new("/proc")));
     }
 

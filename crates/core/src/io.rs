@@ -298,14 +298,14 @@ enum Sink {
 }
 
 impl Output {
-    /// Standard output for `-` (an error when it was closed at start) and for the names of an
-    /// open descriptor (`/dev/stdout`; `/dev/stderr`, `/dev/fd/N`: that descriptor); a device, FIFO or
+    /// Standard output for `-` (an error when it was closed at start) and for its other names
+    /// (`/dev/stdout`, `/dev/fd/1`); standard error for its names; a device, FIFO or
     /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
     /// directory of the target (of the file it points to, for a symbolic link, which stays a
     /// link).
     pub fn create(path: &Path) -> Result<Output> {
-        // `/dev/stdout` and the other names of an open descriptor (`descriptors.rs`): the
-        // descriptor is written, never the file behind it replaced.
+        // `/dev/stdout`, `/dev/stderr` and their other names (`descriptors.rs`): the stream
+        // is written, never the file behind it replaced.
         let descriptor = crate::descriptors::descriptor_named(path);
         if is_std_stream(path) || descriptor == Some(1) {
             if was_closed_at_start(Stream::Output) {
@@ -317,8 +317,8 @@ impl Output {
         }
         let cannot =
             |e| Error::io(format!("cannot create output '{}'", path.display()), without_path(e));
-        if let Some(fd) = descriptor {
-            let file = crate::descriptors::open_for_writing(fd, path).map_err(cannot)?;
+        if descriptor == Some(2) {
+            let file = crate::descriptors::standard_error().map_err(cannot)?;
             return Ok(Output {
                 sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
             });
