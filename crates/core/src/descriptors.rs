@@ -14,6 +14,8 @@ use std::io;
 use std::os::fd::AsFd;
 use std::path::Path;
 
+use crate::number::canonical_u64;
+
 /// The most links followed in search of a descriptor's name (the system's own limit is 40).
 const MOST_LINKS: usize = 40;
 
@@ -22,6 +24,9 @@ const MOST_LINKS: usize = 40;
 /// leads to one of them); `None` for any other path, and when anything on the way cannot be
 /// read (the ordinary path then reports it).
 pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
+    // This process's directory as this /proc names it (its PID there, not necessarily the
+    // one the process has in its own namespace).
+    let own = fs::canonicalize("/proc/self").ok()?;
     let mut path = path.to_path_buf();
     for _ in 0..MOST_LINKS {
         let name = path.file_name()?.to_owned();
@@ -31,12 +36,9 @@ pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
         };
         // The directory resolved: /dev/fd and /proc/self/fd both become /proc/PID/fd.
         let dir = fs::canonicalize(parent).ok()?;
-        if is_descriptor_directory(&dir) {
+        if is_descriptor_directory(&dir, &own) {
             // The system's names: decimal, without a sign or a leading zero.
-            let name = name.to_str()?;
-            let canonical =
-                name.bytes().all(|b| b.is_ascii_digit()) && (name == "0" || !name.starts_with('0'));
-            return if canonical { name.parse().ok() } else { None };
+            return u32::try_from(canonical_u64(name.as_encoded_bytes())?).ok();
         }
         if !fs::symlink_metadata(&path).ok()?.file_type().is_symlink() {
             return None;
@@ -48,14 +50,9 @@ pub(crate) fn descriptor_named(path: &Path) -> Option<u32> {
 }
 
 /// Whether `dir` (resolved) is this process's or one of its threads' directory of descriptors:
-/// `/proc/PID/fd` or `/proc/PID/task/TID/fd`.
-fn is_descriptor_directory(dir: &Path) -> bool {
-    // This process's directory as this /proc names it (its PID there, not necessarily
-    // the one the process has in its own namespace).
-    let Ok(own) = fs::canonicalize("/proc/self") else {
-        return false;
-    };
-    let Ok(rest) = dir.strip_prefix(&own) else {
+/// `OWN/fd` or `OWN/task/TID/fd`, `own` being this process's directory in /proc.
+fn is_descriptor_directory(dir: &Path, own: &Path) -> bool {
+    let Ok(rest) = dir.strip_prefix(own) else {
         return false;
     };
     let parts: Vec<_> = rest.iter().collect();
@@ -105,9 +102,10 @@ mod tests {
         }
         let own = format!("/proc/{}/fd/1", std::process::id());
         assert_eq!(descriptor_named(Path::new(&own)), Some(1));
-        assert!(!is_descriptor_directory(Path::new("/proc/1/fd")) || std::process::id() == 1);
-        assert!(is_descriptor_directory(&fs::canonicalize("/proc/self/fd").unwrap()));
-        assert!(!is_descriptor_directory(Path::new("/proc")));
+        let own = fs::canonicalize("/proc/self").unwrap();
+        assert!(!is_descriptor_directory(Path::new("/proc/1/fd"), &own) || std::process::id() == 1);
+        assert!(is_descriptor_directory(&fs::canonicalize("/proc/self/fd").unwrap(), &own));
+        assert!(!is_descriptor_directory(Path::new("/proc"), &own));
     }
 
     /// A loop of links ends the search, with no descriptor found.
