@@ -153,6 +153,30 @@ fn query_from_a_file_to_a_file() {
     assert_eq!(std::fs::read_to_string(&answers).unwrap(), expected);
 }
 
+/// A bad query line ends the run at its number, after the answers of every line before it,
+/// however the input came: a file is read as one batch, but the lines before the fault are
+/// answered as if they had come one at a time (as sh-compute writes the lines before a bad
+/// one). With `-o FILE` nothing is written.
+#[test]
+fn a_bad_query_line_is_an_error_after_the_answers_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "1", "-o", path_str(&index)], "a\t5\nb\t7\n").success();
+    let queries = dir.path().join("q.txt");
+    let wide = format!("\n\nw\t0x{:032x}\n", 5);
+    for (bad, line) in [("z\tjunk\n", 3), ("9\n", 3), (wide.as_str(), 5)] {
+        std::fs::write(&queries, format!("x\t5\ny\t6\n{bad}u\t7\n")).unwrap();
+        let failed = run("sh-index", &["query", path_str(&index), "-i", path_str(&queries)], "");
+        failed.failure(1, &format!("sh-index: error: line {line}: "));
+        let before = "x\ta\t0\nx\tb\t1\ny\tb\t1\n";
+        assert_eq!(String::from_utf8_lossy(&failed.stdout), before, "{bad:?}");
+        let answers = dir.path().join("answers.txt");
+        let args = ["query", path_str(&index), "-i", path_str(&queries), "-o", path_str(&answers)];
+        run("sh-index", &args, "").failure(1, &format!("sh-index: error: line {line}: "));
+        assert!(!answers.exists(), "nothing partial in -o: {bad:?}");
+    }
+}
+
 /// The lines a child writes, read on a thread, so that a wait can time out.
 fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));

@@ -4,7 +4,7 @@
 //! together, on several threads when there are many, and written in input order; when no
 //! further line is waiting, the output is flushed before the next read, which may wait. A
 //! program that writes one line and waits gets its answer; a file is answered in large
-//! batches.
+//! batches. A bad line ends the run after the answers of the lines before it, in its chunk too.
 
 use std::io::Write;
 use std::path::Path;
@@ -96,25 +96,25 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
         chunk.clear();
         let mut at_end = false;
         let mut started = None;
+        // A bad line ends the run, but the lines before it in this chunk are answered first,
+        // as they would have been had they come in a chunk of their own.
+        let mut fault = None;
         loop {
-            let Some((line, record)) = reader.next_numbered()? else {
-                at_end = true;
-                break;
+            let (line, record) = match reader.next_numbered() {
+                Ok(Some(next)) => next,
+                Ok(None) => {
+                    at_end = true;
+                    break;
+                }
+                Err(e) => {
+                    fault = Some(e);
+                    break;
+                }
             };
             started.get_or_insert_with(Instant::now);
-            match RecordLine::parse(line, record)? {
-                Some(RecordLine { id, fingerprint }) => {
-                    ids.check(line, id.is_some(), record)?;
-                    if fingerprint.width() != Width::Bits64 {
-                        let what = format!(
-                            "a {} fingerprint, but the index holds 64-bit fingerprints",
-                            fingerprint.width()
-                        );
-                        return Err(Error::input(line, what, record));
-                    }
-                    chunk.push(line, Some(fingerprint.words()[0]), id);
-                }
-                None => chunk.push(line, None, None),
+            if let Err(e) = take_line(&mut chunk, &mut ids, line, record) {
+                fault = Some(e);
+                break;
             }
             if chunk.len() >= CHUNK || reader.needs_read() {
                 break;
@@ -123,6 +123,9 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
         answer(index, &chunk, options, &mut workers)?;
         for worker in &workers {
             out.write_all(&worker.out).map_err(Error::writing)?;
+        }
+        if let Some(fault) = fault {
+            return Err(fault);
         }
         let written = started.map(|t| t.elapsed());
         if !at_end && reader.needs_read() {
@@ -140,6 +143,25 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
     out.finish()?;
     if options.stats {
         eprintln!("{}", stats.line(run_started.elapsed()));
+    }
+    Ok(())
+}
+
+/// Adds input line `line` (its text `record`) to `chunk`, or tells what is wrong with it.
+fn take_line(chunk: &mut Chunk, ids: &mut IdsThroughout, line: u64, record: &[u8]) -> Result<()> {
+    match RecordLine::parse(line, record)? {
+        Some(RecordLine { id, fingerprint }) => {
+            ids.check(line, id.is_some(), record)?;
+            if fingerprint.width() != Width::Bits64 {
+                let what = format!(
+                    "a {} fingerprint, but the index holds 64-bit fingerprints",
+                    fingerprint.width()
+                );
+                return Err(Error::input(line, what, record));
+            }
+            chunk.push(line, Some(fingerprint.words()[0]), id);
+        }
+        None => chunk.push(line, None, None),
     }
     Ok(())
 }
