@@ -177,6 +177,42 @@ fn a_bad_query_line_is_an_error_after_the_answers_before_it() {
     }
 }
 
+/// Answers written into the index directory (to one of its files, a new file there, or a link
+/// to one of them) are refused before anything is read, by `sh-index query` and by `sh-pairs
+/// --against` the index alike, and the index stays as it was; a file beside it is fine.
+#[test]
+fn answers_into_the_index_directory_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "1", "-o", path_str(&index)], "5\n7\n").success();
+    let files = |d: &Path| {
+        let mut files: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name(), std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = files(&index);
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(index.join("MANIFEST"), &link).unwrap();
+    let roundabout = dir.path().join("idx/../idx/answers");
+    for output in [index.join("MANIFEST"), index.join("answers"), link.clone(), roundabout] {
+        let out = path_str(&output);
+        let refused = run("sh-index", &["query", path_str(&index), "-o", out], "5\n");
+        refused.failure(2, &format!("sh-index: error: -o {out} is inside the index "));
+        let refused = run("sh-pairs", &["--against", path_str(&index), "-o", out], "5\n");
+        refused.failure(2, &format!("sh-pairs: error: -o {out} is inside the index "));
+        assert_eq!(files(&index), before, "the index as it was after -o {out}");
+    }
+    let beside = dir.path().join("answers");
+    run("sh-index", &["query", path_str(&index), "-o", path_str(&beside)], "5\n").success();
+    assert_eq!(std::fs::read_to_string(&beside).unwrap(), "1\t1\t0\n1\t2\t1\n");
+}
+
 /// The lines a child writes, read on a thread, so that a wait can time out.
 fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));

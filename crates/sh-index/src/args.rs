@@ -24,7 +24,7 @@ file. It answers each input line as soon as it is read: when no further line is 
 answers so far are flushed, so a program can keep one sh-index running, write a fingerprint, \
 read its answers and go on (--end-marker tells it where each answer ends). A bad line ends \
 the query with an error naming it, after the answers of every line before it (with -o FILE, \
-nothing is written). `stats INDEX` \
+nothing is written); -o into the index directory is refused. `stats INDEX` \
 prints what the index holds. `sh-pairs --against INDEX` reads an index as well as a file.
 
 Method: a segment cuts the 64 bits into m keys. Two fingerprints within K bits are within r_t \

@@ -72,6 +72,7 @@ pub fn run(args: Args) -> Result<()> {
             index::compact(&Index::open(&index)?)?;
         }
         Command::Query { index, k, end_marker, input, output, stats, threads } => {
+            refuse_output_inside(&index, &output)?;
             let index = Index::open(&index)?;
             let k = match k {
                 Some(k) if k > index.manifest.k => {
@@ -100,6 +101,32 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     progress.finish();
+    Ok(())
+}
+
+/// An error when `output` names a file in the index directory `index` (through links too):
+/// the answers would replace one of its files, or leave a stranger among them. For `sh-index
+/// query` and `sh-pairs --against INDEX`.
+pub fn refuse_output_inside(index: &Path, output: &Path) -> Result<()> {
+    if sh_core::is_std_stream(output) {
+        return Ok(());
+    }
+    let Ok(index_dir) = index.canonicalize() else {
+        return Ok(()); // opening the index reports it
+    };
+    let parent = |path: &Path| match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok(),
+        _ => Path::new(".").canonicalize().ok(),
+    };
+    let named = parent(output);
+    let target = output.canonicalize().ok().and_then(|t| t.parent().map(Path::to_path_buf));
+    if named.as_deref() == Some(&*index_dir) || target.as_deref() == Some(&*index_dir) {
+        return Err(Error::usage(format!(
+            "-o {} is inside the index {}: the answers would replace or join its files",
+            output.display(),
+            index.display()
+        )));
+    }
     Ok(())
 }
 

@@ -161,7 +161,8 @@ pub struct Args {
     /// Report only pairs of an input record with a record of FILE (a new crawl against an
     /// existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus
     /// position. Each of the two inputs has ids, or line numbers, of its own. FILE may also be
-    /// an index directory of sh-index, read whole as the records it holds
+    /// an index directory of sh-index, read whole as the records it holds (-o into that
+    /// directory is refused)
     #[arg(long, value_name = "FILE", conflicts_with = "sparse")]
     pub against: Option<PathBuf>,
 

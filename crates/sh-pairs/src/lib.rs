@@ -67,11 +67,14 @@ pub fn run(args: Args) -> Result<()> {
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
     let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
+    let index = args.against.as_deref().filter(|path| sh_index::is_index(path));
+    if let Some(index) = index {
+        sh_index::refuse_output_inside(index, &args.io.output)?;
+    }
     let mut progress = Progress::new(args.quiet, "records read");
     let mut input = args.io.open_input()?;
     // An index holds 64-bit fingerprints (even an empty one): a query line of another width
     // is an error at its line.
-    let index = args.against.as_deref().filter(|path| sh_index::is_index(path));
     let before = if index.is_some() { Earlier::index_of_64_bits() } else { Earlier::default() };
     let query = read_records_on(&mut input, &mut progress, before, threads)?;
     let corpus = match (index, &args.against) {
