@@ -1,6 +1,6 @@
 //! A damaged index and interrupted writers of one: a segment cut short or extended, a byte
 //! flipped anywhere in a segment or the manifest, another format version, foreign files, a
-//! missing segment; `build`, `add` and `compact` ended by a signal midway. Each damage is exit
+//! missing segment, a named pipe as a segment, the manifest or the lock; `build`, `add` and `compact` ended by a signal midway. Each damage is exit
 //! status 1 and one `sh-index: error: …` line naming the index and the file, never a panic and
 //! never a wrong answer; an interrupted writer leaves the index answering as before.
 
@@ -322,6 +322,24 @@ fn foreign_files_are_refused() {
             }),
         ),
         (
+            "a named pipe as the segment (an open of it would wait for a writer)".into(),
+            SEGMENT,
+            FoundBy::All,
+            Box::new(|index: &Path| {
+                fs::remove_file(index.join(SEGMENT)).unwrap();
+                make_fifo(&index.join(SEGMENT));
+            }),
+        ),
+        (
+            "a named pipe as the manifest".into(),
+            "MANIFEST",
+            FoundBy::All,
+            Box::new(|index: &Path| {
+                fs::remove_file(index.join("MANIFEST")).unwrap();
+                make_fifo(&index.join("MANIFEST"));
+            }),
+        ),
+        (
             "the segment removed".into(),
             SEGMENT,
             FoundBy::All,
@@ -345,6 +363,30 @@ fn foreign_files_are_refused() {
         damages.push((format!("a manifest of {junk:?}"), "MANIFEST", FoundBy::All, damage));
     }
     check_damages(damages);
+}
+
+fn make_fifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success(), "mkfifo");
+}
+
+/// A named pipe as the lock file: a writer refuses it (its open for writing would wait for a
+/// reader), and queries, which take no lock, answer as before.
+#[test]
+fn a_named_pipe_as_the_lock_is_refused_by_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, answers) = good_index(dir.path());
+    let _ = fs::remove_file(index.join("LOCK"));
+    make_fifo(&index.join("LOCK"));
+    for args in [&["add", "-q"][..], &["compact"], &["build", "-q", "-o"]] {
+        let result = crate::util::run("sh-index", &[args, &[path_str(&index)]].concat(), "5\n");
+        let expected = format!(
+            "sh-index: error: cannot lock index '{}': LOCK: not a regular file",
+            index.display()
+        );
+        result.failure(1, &expected);
+    }
+    let query = crate::util::run("sh-index", &["query", path_str(&index)], queries());
+    assert_eq!(query.success(), answers);
 }
 
 #[test]

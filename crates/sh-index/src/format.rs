@@ -15,6 +15,7 @@
 //! and the manifest is one small file, `MANIFEST`, see [`Manifest::encode`].
 
 use std::io;
+use std::path::Path;
 
 use crate::layout::{TableSpec, MAX_DIR_BITS, MAX_TABLES};
 
@@ -107,6 +108,16 @@ pub struct SegmentHeader {
 /// An index file that is not what it should be, worded for the user.
 pub fn corrupt(what: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what.into())
+}
+
+/// An error when `path` exists but is not a regular file (after links): a named pipe there
+/// would make the open wait for a writer forever, a device would be read without end. A
+/// missing file passes, for the open to report.
+pub fn check_regular(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(corrupt("not a regular file")),
+        _ => Ok(()),
+    }
 }
 
 impl SegmentHeader {

@@ -23,7 +23,9 @@ pub struct Index {
 }
 
 fn read_manifest(dir: &Path) -> io::Result<Vec<u8>> {
-    fs::read(dir.join(MANIFEST)).map_err(|e| match e.kind() {
+    let path = dir.join(MANIFEST);
+    crate::format::check_regular(&path).map_err(|e| corrupt(format!("{MANIFEST}: {e}")))?;
+    fs::read(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound if dir.is_dir() => {
             corrupt(format!("not a sh-index index (no {MANIFEST} in it)"))
         }
@@ -31,9 +33,10 @@ fn read_manifest(dir: &Path) -> io::Result<Vec<u8>> {
     })
 }
 
-/// Whether `path` is an index directory (one with a manifest).
+/// Whether `path` is an index directory (one with a manifest: of any kind of file, so that a
+/// manifest that is not a regular file is reported as such when the index is opened).
 pub fn is_index(path: &Path) -> bool {
-    path.join(MANIFEST).is_file()
+    path.join(MANIFEST).exists()
 }
 
 impl Index {
@@ -231,6 +234,8 @@ const LOCK: &str = "LOCK";
 /// not list.
 pub fn lock(dir: &Path) -> Result<fs::File> {
     let failed = |e: io::Error| Error::io(format!("cannot lock index '{}'", dir.display()), e);
+    crate::format::check_regular(&dir.join(LOCK))
+        .map_err(|e| failed(corrupt(format!("{LOCK}: {e}"))))?;
     let file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)

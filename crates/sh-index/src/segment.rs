@@ -54,6 +54,7 @@ pub struct Scratch {
 impl Segment {
     /// Maps the file and checks its preamble, trailer and header.
     pub fn open(path: &Path) -> io::Result<Segment> {
+        crate::format::check_regular(path)?;
         let file = File::open(path)?;
         // SAFETY: the map is read-only, and sh-index never changes a segment file once it is
         // in place: files are written under a temporary name and renamed, and replaced or
