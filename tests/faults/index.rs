@@ -1,8 +1,9 @@
 //! A damaged index and interrupted writers of one: a segment cut short or extended, a byte
 //! flipped anywhere in a segment or the manifest, another format version, foreign files, a
-//! missing segment, a named pipe as a segment, the manifest or the lock; `build`, `add` and `compact` ended by a signal midway. Each damage is exit
-//! status 1 and one `sh-index: error: …` line naming the index and the file, never a panic and
-//! never a wrong answer; an interrupted writer leaves the index answering as before.
+//! missing segment, a named pipe as a segment, the manifest or the lock; `build`, `add` and
+//! `compact` ended by a signal midway. Each damage is exit status 1 and one `sh-index: error:
+//! …` line naming the index and the file, never a panic and never a wrong answer; an
+//! interrupted writer leaves the index answering as before.
 
 use super::*;
 
