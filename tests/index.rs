@@ -177,6 +177,19 @@ fn a_bad_query_line_is_an_error_after_the_answers_before_it() {
     }
 }
 
+/// The names and contents of the files in `dir`, in name order.
+fn files_of(dir: &Path) -> Vec<(std::ffi::OsString, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// Answers written into the index directory (to one of its files, a new file there, or a link
 /// to one of them) are refused before anything is read, by `sh-index query` and by `sh-pairs
 /// --against` the index alike, and the index stays as it was; a file beside it is fine.
@@ -185,18 +198,7 @@ fn answers_into_the_index_directory_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     run("sh-index", &["build", "-q", "-k", "1", "-o", path_str(&index)], "5\n7\n").success();
-    let files = |d: &Path| {
-        let mut files: Vec<_> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                (e.file_name(), std::fs::read(e.path()).unwrap())
-            })
-            .collect();
-        files.sort();
-        files
-    };
-    let before = files(&index);
+    let before = files_of(&index);
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(index.join("MANIFEST"), &link).unwrap();
     let roundabout = dir.path().join("idx/../idx/answers");
@@ -206,7 +208,7 @@ fn answers_into_the_index_directory_are_refused() {
         refused.failure(2, &format!("sh-index: error: -o {out} is inside the index "));
         let refused = run("sh-pairs", &["--against", path_str(&index), "-o", out], "5\n");
         refused.failure(2, &format!("sh-pairs: error: -o {out} is inside the index "));
-        assert_eq!(files(&index), before, "the index as it was after -o {out}");
+        assert_eq!(files_of(&index), before, "the index as it was after -o {out}");
     }
     let beside = dir.path().join("answers");
     run("sh-index", &["query", path_str(&index), "-o", path_str(&beside)], "5\n").success();
@@ -367,19 +369,8 @@ fn a_failed_build_leaves_nothing_behind() {
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "the directory left empty");
     let built = dir.path().join("built");
     run("sh-index", &["build", "-q", "-o", path_str(&built)], "5\n9\n").success();
-    let files = |d: &Path| {
-        let mut files: Vec<_> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                (e.file_name(), std::fs::read(e.path()).unwrap())
-            })
-            .collect();
-        files.sort();
-        files
-    };
-    let before = files(&built);
+    let before = files_of(&built);
     run("sh-index", &["build", "-q", "-o", path_str(&built)], bad)
         .failure(1, "sh-index: error: line 3: ");
-    assert_eq!(files(&built), before, "the index as it was");
+    assert_eq!(files_of(&built), before, "the index as it was");
 }
