@@ -530,6 +530,20 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
             assert_eq!(entries(dir.path()), ["shared.txt"], "{command} -o {name}");
         }
     }
+    // A stream closed at start is an error (exit 1, with nowhere to say why for standard
+    // error), not the /dev/null the runtime puts in its place; a stream open elsewhere is fine.
+    for command in ["sh-tokenize", "sh-compute", "sh-pairs"] {
+        let input = sample(command).0.repeat(if command == "sh-pairs" { 2 } else { 1 });
+        for (name, closed) in
+            [("/dev/stderr", "2>&-"), ("/dev/stdout", ">&-"), ("/dev/fd/1", ">&-")]
+        {
+            let run = run_redirected(command, &["-o", name], closed, &input);
+            assert_eq!(run.code, Some(1), "{command} -o {name} {closed}: {}", run.stderr);
+            let other = if closed == ">&-" { "2>&-" } else { ">&-" };
+            let run = run_redirected(command, &["-o", name], other, &input);
+            assert_eq!(run.code, Some(0), "{command} -o {name} {other}: {}", run.stderr);
+        }
+    }
     // Standard input is read, not written: `-o /dev/stdin` with it on a file rewrites the file
     // as `-i f -o f` does (appending to the file being read would never end).
     let path = dir.path().join("input.txt");

@@ -16,6 +16,9 @@ pub enum Stream {
     Input,
     /// Standard output, file descriptor 1.
     Output,
+    /// Standard error, file descriptor 2: closed, only `-o /dev/stderr` (and its other names)
+    /// needs to know, the messages having nowhere to go.
+    Error,
 }
 
 impl Stream {
@@ -23,6 +26,7 @@ impl Stream {
         match self {
             Stream::Input => 1,
             Stream::Output => 2,
+            Stream::Error => 4,
         }
     }
 }
@@ -63,6 +67,9 @@ extern "C" fn record_closed_streams() {
     if is_closed(std::io::stdout().as_fd()) {
         closed |= Stream::Output.bit();
     }
+    if is_closed(std::io::stderr().as_fd()) {
+        closed |= Stream::Error.bit();
+    }
     CLOSED_AT_START.store(closed, Ordering::Relaxed);
 }
 
@@ -74,6 +81,7 @@ mod tests {
     fn the_test_runner_starts_with_its_streams_open() {
         assert!(!was_closed_at_start(Stream::Input));
         assert!(!was_closed_at_start(Stream::Output));
+        assert!(!was_closed_at_start(Stream::Error));
         assert_eq!(closed_stream_error().raw_os_error(), Some(nix::libc::EBADF));
     }
 }

@@ -318,6 +318,10 @@ impl Output {
         let cannot =
             |e| Error::io(format!("cannot create output '{}'", path.display()), without_path(e));
         if descriptor == Some(2) {
+            // As for standard output: a closed stream is an error, not the runtime's /dev/null.
+            if was_closed_at_start(Stream::Error) {
+                return Err(Error::writing(closed_stream_error()));
+            }
             let file = crate::descriptors::standard_error().map_err(cannot)?;
             return Ok(Output {
                 sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
