@@ -205,9 +205,9 @@ fn answers_into_the_index_directory_are_refused() {
     for output in [index.join("MANIFEST"), index.join("answers"), link.clone(), roundabout] {
         let out = path_str(&output);
         let refused = run("sh-index", &["query", path_str(&index), "-o", out], "5\n");
-        refused.failure(2, &format!("sh-index: error: -o {out} is inside the index "));
+        refused.failure(2, &format!("sh-index: error: -o '{out}' is inside the index "));
         let refused = run("sh-pairs", &["--against", path_str(&index), "-o", out], "5\n");
-        refused.failure(2, &format!("sh-pairs: error: -o {out} is inside the index "));
+        refused.failure(2, &format!("sh-pairs: error: -o '{out}' is inside the index "));
         assert_eq!(files_of(&index), before, "the index as it was after -o {out}");
     }
     let beside = dir.path().join("answers");

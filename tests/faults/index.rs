@@ -390,6 +390,35 @@ fn a_named_pipe_as_the_lock_is_refused_by_writers() {
     assert_eq!(query.success(), answers);
 }
 
+/// A build over a directory whose manifest is a named pipe (or a directory) refuses it as a
+/// directory of other files, writing nothing there (an open of the pipe to write the new
+/// manifest would wait for a reader); over an index whose segment is a named pipe, it replaces
+/// the index, as it replaces any damaged one.
+#[test]
+fn a_build_over_a_manifest_that_is_not_a_file_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, odd) in ["pipe", "directory"].into_iter().enumerate() {
+        let target = dir.path().join(format!("odd-{n}"));
+        fs::create_dir(&target).unwrap();
+        match odd {
+            "pipe" => make_fifo(&target.join("MANIFEST")),
+            _ => fs::create_dir(target.join("MANIFEST")).unwrap(),
+        }
+        let build = ["build", "-q", "-o", path_str(&target)];
+        let refused = crate::util::run("sh-index", &build, "5\n");
+        refused.failure(1, "sh-index: error: cannot create index ");
+        assert!(refused.stderr.contains("a directory that is not empty and holds no index"));
+        assert_eq!(entries(&target), ["MANIFEST"], "a manifest that is a {odd}: nothing added");
+    }
+    let (index, answers) = good_index(dir.path());
+    fs::remove_file(index.join(SEGMENT)).unwrap();
+    make_fifo(&index.join(SEGMENT));
+    crate::util::run("sh-index", &["build", "-q", "-k", "3", "-o", path_str(&index)], corpus())
+        .success();
+    let query = crate::util::run("sh-index", &["query", path_str(&index)], queries());
+    assert_eq!(query.success(), answers);
+}
+
 #[test]
 fn a_missing_segment_of_several_is_named() {
     let dir = tempfile::tempdir().unwrap();

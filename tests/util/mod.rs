@@ -103,13 +103,46 @@ pub fn run_in(
         // The command may stop reading early (an error, or it needs no more input).
         let _ = pipe.write_all(&stdin);
     });
+    let watchdog = Watchdog::start(child.id());
     let output = child.wait_with_output().expect("wait");
+    watchdog.stop();
     feeder.join().expect("feeder thread");
     Run {
         command_line,
         code: output.status.code(),
         stdout: output.stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A command that waits forever (a regression: an open of a named pipe, a read of a stream
+/// never closed) is killed after this long, so that its test fails instead of hanging the run.
+/// Far above the slowest command of any test in a debug build (seconds).
+const HANG_SECONDS: u64 = 300;
+
+/// Kills a child still running after [`HANG_SECONDS`], unless stopped first.
+struct Watchdog {
+    done: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Watchdog {
+    fn start(pid: u32) -> Watchdog {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let limit = std::time::Duration::from_secs(HANG_SECONDS);
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                eprintln!("killing process {pid}: still running after {HANG_SECONDS} s");
+                let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            }
+        });
+        Watchdog { done, thread }
+    }
+
+    /// Called as soon as the child has been waited for.
+    fn stop(self) {
+        let _ = self.done.send(());
+        self.thread.join().expect("watchdog thread");
     }
 }
 

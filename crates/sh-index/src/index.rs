@@ -33,9 +33,17 @@ fn read_manifest(dir: &Path) -> io::Result<Vec<u8>> {
     })
 }
 
-/// Whether `path` is an index directory (one with a manifest: of any kind of file, so that a
-/// manifest that is not a regular file is reported as such when the index is opened).
+/// Whether `path` is an index directory (one with a manifest). A build takes over only such
+/// a directory (or one of its own leftovers): one whose MANIFEST is not a regular file is
+/// someone else's.
 pub fn is_index(path: &Path) -> bool {
+    path.join(MANIFEST).is_file()
+}
+
+/// Whether `path` is meant as an index: a directory with a MANIFEST of any kind, so that a
+/// reader names a manifest that is not a regular file (opening the index refuses it) instead
+/// of reading the directory as a file of records.
+pub fn names_an_index(path: &Path) -> bool {
     path.join(MANIFEST).exists()
 }
 

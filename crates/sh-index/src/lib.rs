@@ -32,7 +32,7 @@ use sh_core::{Error, Output, RecordReader, Result};
 pub use args::{Args, Command, EXAMPLES};
 pub use build::{radix_sort, write_segment, write_segment_laid_out, Batch, Names};
 pub use format::{IndexNames, Manifest, SegmentHeader, BLOCK, SUMS_PER_PAGE, VERSION};
-pub use index::{is_index, Index};
+pub use index::{is_index, names_an_index, Index};
 pub use layout::{for_each_key_within, keys_within, Layout, TableSpec};
 pub use segment::{Found, Name, Scratch, Segment};
 
@@ -108,7 +108,8 @@ pub fn run(args: Args) -> Result<()> {
 /// the answers would replace one of its files, or leave a stranger among them. For `sh-index
 /// query` and `sh-pairs --against INDEX`.
 pub fn refuse_output_inside(index: &Path, output: &Path) -> Result<()> {
-    if sh_core::is_std_stream(output) {
+    // `-o DIR/..` and the like name a directory, which opening the output reports.
+    if sh_core::is_std_stream(output) || output.file_name().is_none() {
         return Ok(());
     }
     let Ok(index_dir) = index.canonicalize() else {
@@ -122,7 +123,7 @@ pub fn refuse_output_inside(index: &Path, output: &Path) -> Result<()> {
     let target = output.canonicalize().ok().and_then(|t| t.parent().map(Path::to_path_buf));
     if named.as_deref() == Some(&*index_dir) || target.as_deref() == Some(&*index_dir) {
         return Err(Error::usage(format!(
-            "-o {} is inside the index {}: the answers would replace or join its files",
+            "-o '{}' is inside the index '{}': the answers would replace or join its files",
             output.display(),
             index.display()
         )));

@@ -125,6 +125,8 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
             out.write_all(&worker.out).map_err(Error::writing)?;
         }
         if let Some(fault) = fault {
+            // The answers before the fault go out (to a file, nothing: it is not put in place).
+            let _ = out.flush(); // the fault is the error to tell, whether or not this fails
             return Err(fault);
         }
         let written = started.map(|t| t.elapsed());

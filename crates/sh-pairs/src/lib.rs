@@ -67,7 +67,7 @@ pub fn run(args: Args) -> Result<()> {
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
     let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
-    let index = args.against.as_deref().filter(|path| sh_index::is_index(path));
+    let index = args.against.as_deref().filter(|path| sh_index::names_an_index(path));
     if let Some(index) = index {
         sh_index::refuse_output_inside(index, &args.io.output)?;
     }
