@@ -530,6 +530,36 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
             assert_eq!(entries(dir.path()), ["shared.txt"], "{command} -o {name}");
         }
     }
+    // A descriptor above the standard three, open for writing (`3>f`, `3>>f`), is written at
+    // the offset it shares with the shell; one open for reading only (`3<f`) names its file,
+    // which is replaced, as before.
+    for command in ["sh-tokenize", "sh-compute", "sh-pairs"] {
+        let path = dir.path().join("three.txt");
+        let input = sample(command).0.repeat(if command == "sh-pairs" { 2 } else { 1 });
+        for (redirect, want) in [
+            ("3>", format!("before\n{}\nafter\n", sample(command).1)),
+            ("3>>", format!("kept\nbefore\n{}\nafter\n", sample(command).1)),
+            ("3<", format!("{}\n", sample(command).1)),
+        ] {
+            fs::write(&path, "kept\n").unwrap();
+            let script = format!(
+                "{{ echo before >&3 2>/dev/null; \"$0\" -o /dev/fd/3; s=$?; echo after >&3 \
+                 2>/dev/null; exit $s; }} {redirect}'{}'",
+                path_str(&path)
+            );
+            let mut child = Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .arg(binary(command))
+                .stdin(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            assert!(child.wait().unwrap().success(), "{command} -o /dev/fd/3 {redirect}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), want, "{command} {redirect}");
+        }
+        fs::remove_file(&path).unwrap();
+    }
     // A stream closed at start is an error (exit 1, with nowhere to say why for standard
     // error), not the /dev/null the runtime puts in its place; a stream open elsewhere is fine.
     for command in ["sh-tokenize", "sh-compute", "sh-pairs"] {

@@ -4,10 +4,12 @@
 //! `{ echo a; cmd -o /dev/stdout; echo b; } > f` would leave `f` holding `cmd`'s output alone,
 //! and `b` written to a file no longer there. The output is written to the open descriptor
 //! instead, as `-` writes to standard output: standard output and standard error, the streams
-//! such names are used for. Other descriptors keep the ordinary path (a file behind one is
-//! replaced, as `-o FILE` replaces a file): standard input above all, which is read, so that
-//! `-o /dev/stdin` with the input redirected from a file rewrites it as `-i f -o f` does.
-//! Safe Rust copies a descriptor only through a handle of its own, which only these three have.
+//! such names are used for. Standard input keeps the ordinary path (a file behind it is
+//! replaced, as `-o FILE` replaces a file): it is read, so that `-o /dev/stdin` with the input
+//! redirected from a file rewrites it as `-i f -o f` does.
+//! A descriptor above the standard three (`/dev/fd/3` of `3>>log`) is written in place too, at
+//! the offset it shares with the shell, when it is open for writing; one open for reading only
+//! keeps the ordinary path.
 
 use std::fs::{self, File};
 use std::io;
@@ -71,9 +73,55 @@ pub(crate) fn standard_error() -> io::Result<File> {
     io::stderr().as_fd().try_clone_to_owned().map(File::from)
 }
 
+/// A writer on descriptor `n` (above the standard three), copied, when the process has it open
+/// for writing; `None` when it is open for reading only, or not open.
+pub(crate) fn writable_descriptor(n: u32) -> Option<File> {
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    let raw = i32::try_from(n).ok().filter(|&raw| raw > 2)?;
+    // SAFETY: `BorrowedFd` asks that the descriptor stay open while it is borrowed. This one
+    // was found open in /proc/self/fd by `descriptor_named` a moment before; the commands close
+    // only descriptors they opened themselves, as owned handles, and none of those is closed
+    // while an output is being created; the borrow ends with this function, and is used only
+    // to read the descriptor's flags and copy it (a copy that fails, were it closed after
+    // all, is an error of the system, not undefined behaviour).
+    #[allow(unsafe_code)]
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(raw) };
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
+    let mode = flags & OFlag::O_ACCMODE;
+    if mode != OFlag::O_WRONLY && mode != OFlag::O_RDWR {
+        return None;
+    }
+    fd.try_clone_to_owned().ok().map(File::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A descriptor open for writing (or reading and writing) is copied, one open for reading
+    /// only is not, nor the standard three (their own handles serve them); what the copy
+    /// writes lands at the offset it shares with the original.
+    #[test]
+    fn only_descriptors_open_for_writing_are_copied() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut original = File::create(&path).unwrap();
+        original.write_all(b"a").unwrap();
+        let number = |f: &File| u32::try_from(f.as_raw_fd()).unwrap();
+        let mut copy = writable_descriptor(number(&original)).expect("open for writing");
+        copy.write_all(b"b").unwrap();
+        original.write_all(b"c").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"abc");
+        let both = fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        assert!(writable_descriptor(number(&both)).is_some());
+        let reading = File::open(&path).unwrap();
+        assert!(writable_descriptor(number(&reading)).is_none());
+        for standard in 0..=2 {
+            assert!(writable_descriptor(standard).is_none());
+        }
+    }
 
     #[test]
     fn the_names_of_descriptors_are_known_through_links() {

@@ -299,7 +299,8 @@ enum Sink {
 
 impl Output {
     /// Standard output for `-` (an error when it was closed at start) and for its other names
-    /// (`/dev/stdout`, `/dev/fd/1`); standard error for its names; a device, FIFO or
+    /// (`/dev/stdout`, `/dev/fd/1`); standard error for its names, and any other descriptor
+    /// open for writing (`/dev/fd/3` of `3>>log`) for its names, at its offset; a device, FIFO or
     /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
     /// directory of the target (of the file it points to, for a symbolic link, which stays a
     /// link).
@@ -323,6 +324,12 @@ impl Output {
                 return Err(Error::writing(closed_stream_error()));
             }
             let file = crate::descriptors::standard_error().map_err(cannot)?;
+            return Ok(Output {
+                sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
+            });
+        }
+        // Another descriptor open for writing (`3>>log`): written at the offset it shares.
+        if let Some(file) = descriptor.and_then(crate::descriptors::writable_descriptor) {
             return Ok(Output {
                 sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
             });
