@@ -531,8 +531,8 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
         }
     }
     // A descriptor above the standard three, open for writing (`3>f`, `3>>f`), is written at
-    // the offset it shares with the shell; one open for reading only (`3<f`) names its file,
-    // which is replaced, as before.
+    // the offset it shares with the shell; one open for reading only (`3<f`) or a regular file
+    // open for both (`3<>f`) names its file, which is replaced, as before.
     for command in ["sh-tokenize", "sh-compute", "sh-pairs"] {
         let path = dir.path().join("three.txt");
         let input = sample(command).0.repeat(if command == "sh-pairs" { 2 } else { 1 });
@@ -540,6 +540,8 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
             ("3>", format!("before\n{}\nafter\n", sample(command).1)),
             ("3>>", format!("kept\nbefore\n{}\nafter\n", sample(command).1)),
             ("3<", format!("{}\n", sample(command).1)),
+            // Reading and writing a regular file: as likely the input as the output.
+            ("3<>", format!("{}\n", sample(command).1)),
         ] {
             fs::write(&path, "kept\n").unwrap();
             let script = format!(
@@ -557,6 +559,7 @@ fn an_output_named_by_an_open_descriptor_is_written_to_it() {
             child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
             assert!(child.wait().unwrap().success(), "{command} -o /dev/fd/3 {redirect}");
             assert_eq!(fs::read_to_string(&path).unwrap(), want, "{command} {redirect}");
+            assert_eq!(entries(dir.path()), ["shared.txt", "three.txt"], "{command} {redirect}");
         }
         fs::remove_file(&path).unwrap();
     }

@@ -7,9 +7,10 @@
 //! such names are used for. Standard input keeps the ordinary path (a file behind it is
 //! replaced, as `-o FILE` replaces a file): it is read, so that `-o /dev/stdin` with the input
 //! redirected from a file rewrites it as `-i f -o f` does.
-//! A descriptor above the standard three (`/dev/fd/3` of `3>>log`) is written in place too, at
-//! the offset it shares with the shell, when it is open for writing; one open for reading only
-//! keeps the ordinary path.
+//! A descriptor above the standard three that the command was given open for writing
+//! (`/dev/fd/3` of `3>>log`) is written in place too, at the offset it shares with the shell;
+//! any other keeps the ordinary path: one open for reading only, a regular file open for
+//! reading and writing (`3<>f`, as likely the input as the output), and the command's own.
 
 use std::fs::{self, File};
 use std::io;
@@ -73,54 +74,74 @@ pub(crate) fn standard_error() -> io::Result<File> {
     io::stderr().as_fd().try_clone_to_owned().map(File::from)
 }
 
-/// A writer on descriptor `n` (above the standard three), copied, when the process has it open
-/// for writing; `None` when it is open for reading only, or not open.
-pub(crate) fn writable_descriptor(n: u32) -> Option<File> {
-    use nix::fcntl::{fcntl, FcntlArg, OFlag};
-    let raw = i32::try_from(n).ok().filter(|&raw| raw > 2)?;
-    // SAFETY: `BorrowedFd` asks that the descriptor stay open while it is borrowed. This one
-    // was found open in /proc/self/fd by `descriptor_named` a moment before; the commands close
-    // only descriptors they opened themselves, as owned handles, and none of those is closed
-    // while an output is being created; the borrow ends with this function, and is used only
-    // to read the descriptor's flags and copy it (a copy that fails, were it closed after
-    // all, is an error of the system, not undefined behaviour).
+/// A writer on descriptor `n` (above the standard three), copied, when the command was
+/// given it open for writing: inherited (without close-on-exec, which every descriptor the
+/// command opens itself has), and either write-only or, for a pipe, socket or terminal, open
+/// for reading and writing. `Ok(None)` for any other (not open, the command's own, read-only,
+/// a regular file open for reading and writing: as likely the input as the output, so
+/// replaced as `-i f -o f` replaces it); an error when such a descriptor cannot be copied.
+pub(crate) fn writable_descriptor(n: u32) -> io::Result<Option<File>> {
+    use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
+    let Some(raw) = i32::try_from(n).ok().filter(|&raw| raw > 2) else { return Ok(None) };
+    let link = format!("/proc/self/fd/{n}");
+    let Ok(target) = fs::metadata(&link) else { return Ok(None) };
+    // SAFETY: `BorrowedFd` asks that the descriptor stay open while it is borrowed. It is
+    // open (its entry in /proc/self/fd was just read); no thread of the command closes a
+    // descriptor while an output is being created, and the command closes only the ones it
+    // opened itself, as owned handles, all close-on-exec, which are turned away below before
+    // anything else is done with them. The borrow ends with this function and serves only to
+    // read the descriptor's flags and copy it.
     #[allow(unsafe_code)]
     let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(raw) };
-    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
-    let mode = flags & OFlag::O_ACCMODE;
-    if mode != OFlag::O_WRONLY && mode != OFlag::O_RDWR {
-        return None;
+    let (Ok(fd_flags), Ok(status)) = (fcntl(fd, FcntlArg::F_GETFD), fcntl(fd, FcntlArg::F_GETFL))
+    else {
+        return Ok(None);
+    };
+    if FdFlag::from_bits_truncate(fd_flags).contains(FdFlag::FD_CLOEXEC) {
+        return Ok(None);
     }
-    fd.try_clone_to_owned().ok().map(File::from)
+    let mode = OFlag::from_bits_truncate(status) & OFlag::O_ACCMODE;
+    let written = mode == OFlag::O_WRONLY || (mode == OFlag::O_RDWR && !target.is_file());
+    if !written {
+        return Ok(None);
+    }
+    fd.try_clone_to_owned().map(|copy| Some(File::from(copy)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A descriptor open for writing (or reading and writing) is copied, one open for reading
-    /// only is not, nor the standard three (their own handles serve them); what the copy
-    /// writes lands at the offset it shares with the original.
+    /// A descriptor given open for writing is copied, and what the copy writes lands at the
+    /// offset it shares with the original; a regular file open for reading and writing, one
+    /// open for reading only, one the command opened itself (close-on-exec) and the standard
+    /// three (their own handles serve them) are not.
     #[test]
-    fn only_descriptors_open_for_writing_are_copied() {
+    fn only_descriptors_given_open_for_writing_are_copied() {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
         use std::io::Write;
         use std::os::fd::AsRawFd;
+        let inherited = |f: &File| {
+            fcntl(f, FcntlArg::F_SETFD(FdFlag::empty())).unwrap();
+            u32::try_from(f.as_raw_fd()).unwrap()
+        };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         let mut original = File::create(&path).unwrap();
+        let own = u32::try_from(original.as_raw_fd()).unwrap();
+        assert!(writable_descriptor(own).unwrap().is_none(), "the command's own");
         original.write_all(b"a").unwrap();
-        let number = |f: &File| u32::try_from(f.as_raw_fd()).unwrap();
-        let mut copy = writable_descriptor(number(&original)).expect("open for writing");
+        let mut copy = writable_descriptor(inherited(&original)).unwrap().expect("given");
         copy.write_all(b"b").unwrap();
         original.write_all(b"c").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"abc");
         let both = fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
-        assert!(writable_descriptor(number(&both)).is_some());
+        assert!(writable_descriptor(inherited(&both)).unwrap().is_none(), "read-write file");
         let reading = File::open(&path).unwrap();
-        assert!(writable_descriptor(number(&reading)).is_none());
-        for standard in 0..=2 {
-            assert!(writable_descriptor(standard).is_none());
-        }
+        assert!(writable_descriptor(inherited(&reading)).unwrap().is_none(), "read-only");
+        let (_reader, writer) = std::io::pipe().unwrap();
+        let writer = File::from(std::os::fd::OwnedFd::from(writer));
+        assert!(writable_descriptor(inherited(&writer)).unwrap().is_some(), "a pipe");
     }
 
     #[test]

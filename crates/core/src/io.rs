@@ -298,9 +298,10 @@ enum Sink {
 }
 
 impl Output {
-    /// Standard output for `-` (an error when it was closed at start) and for its other names
-    /// (`/dev/stdout`, `/dev/fd/1`); standard error for its names, and any other descriptor
-    /// open for writing (`/dev/fd/3` of `3>>log`) for its names, at its offset; a device, FIFO or
+    /// Standard output for `-` and for its other names (`/dev/stdout`, `/dev/fd/1`); standard
+    /// error for its names (each an error when it was closed at start); a descriptor above 2
+    /// given open for writing (`/dev/fd/3` of `3>>log`, see `descriptors.rs`) for its names,
+    /// at its offset; a device, FIFO or
     /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
     /// directory of the target (of the file it points to, for a symbolic link, which stays a
     /// link).
@@ -329,7 +330,8 @@ impl Output {
             });
         }
         // Another descriptor open for writing (`3>>log`): written at the offset it shares.
-        if let Some(file) = descriptor.and_then(crate::descriptors::writable_descriptor) {
+        let given = descriptor.map(crate::descriptors::writable_descriptor).transpose();
+        if let Some(file) = given.map_err(cannot)?.flatten() {
             return Ok(Output {
                 sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
             });
