@@ -175,6 +175,11 @@ fn a_full_disk_is_exit_1_and_one_message_for_every_command() {
     }
 }
 
+/// Makes a named pipe at `path`.
+fn make_fifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success(), "mkfifo");
+}
+
 /// Runs `name args…` from a shell with `redirect` (`>&-`, `<&-`) applied; stdin is `input`
 /// unless the redirection closes it.
 pub(crate) fn run_redirected(
@@ -480,7 +485,7 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     let dir = tempfile::tempdir().unwrap();
     // A named pipe, like /dev/null or /dev/stdout: renaming over it would replace it.
     let fifo = dir.path().join("fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    make_fifo(&fifo);
     let reader = std::thread::spawn({
         let fifo = fifo.clone();
         move || fs::read_to_string(fifo).unwrap()

@@ -366,10 +366,6 @@ fn foreign_files_are_refused() {
     check_damages(damages);
 }
 
-fn make_fifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success(), "mkfifo");
-}
-
 /// A named pipe as the lock file: a writer refuses it (its open for writing would wait for a
 /// reader), and queries, which take no lock, answer as before.
 #[test]

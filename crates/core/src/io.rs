@@ -298,13 +298,17 @@ enum Sink {
 }
 
 impl Output {
+    /// Writes `file` where it is: a stream, device, pipe or descriptor, with nothing to replace.
+    fn in_place(file: File) -> Output {
+        Output { sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)) }
+    }
+
     /// Standard output for `-` and for its other names (`/dev/stdout`, `/dev/fd/1`); standard
     /// error for its names (each an error when it was closed at start); a descriptor above 2
     /// given open for writing (`/dev/fd/3` of `3>>log`, see `descriptors.rs`) for its names,
-    /// at its offset; a device, FIFO or
-    /// socket (`/dev/null`, a named pipe) written in place; otherwise a temporary file in the
-    /// directory of the target (of the file it points to, for a symbolic link, which stays a
-    /// link).
+    /// at its offset; a device, FIFO or socket (`/dev/null`, a named pipe) written in place;
+    /// otherwise a temporary file in the directory of the target (of the file it points to,
+    /// for a symbolic link, which stays a link).
     pub fn create(path: &Path) -> Result<Output> {
         // `/dev/stdout`, `/dev/stderr` and their other names (`descriptors.rs`): the stream
         // is written, never the file behind it replaced.
@@ -325,16 +329,12 @@ impl Output {
                 return Err(Error::writing(closed_stream_error()));
             }
             let file = crate::descriptors::standard_error().map_err(cannot)?;
-            return Ok(Output {
-                sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
-            });
+            return Ok(Output::in_place(file));
         }
         // Another descriptor open for writing (`3>>log`): written at the offset it shares.
         let given = descriptor.map(crate::descriptors::writable_descriptor).transpose();
         if let Some(file) = given.map_err(cannot)?.flatten() {
-            return Ok(Output {
-                sink: Sink::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file)),
-            });
+            return Ok(Output::in_place(file));
         }
         let existing = fs::metadata(path).ok();
         match &existing {
@@ -344,8 +344,7 @@ impl Output {
             // Renaming a file over it would replace the device or pipe itself.
             Some(meta) if !meta.is_file() => {
                 let file = fs::OpenOptions::new().write(true).open(path).map_err(cannot)?;
-                let writer = BufWriter::with_capacity(WRITE_BUFFER, file);
-                return Ok(Output { sink: Sink::InPlace(writer) });
+                return Ok(Output::in_place(file));
             }
             _ => {}
         }
