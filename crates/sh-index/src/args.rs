@@ -104,8 +104,14 @@ pub enum Command {
         /// Read from FILE ('-' is standard input)
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         input: PathBuf,
-        /// Write to FILE, which is replaced only when the command succeeds ('-' is standard
-        /// output)
+        /// Write to FILE ('-' is standard output); a regular file is replaced only when the
+        /// command succeeds
+        ///
+        /// A regular file is written as a temporary file beside it, which takes its place only when
+        /// the command succeeds: a failed run leaves the file as it was. Standard output and
+        /// standard error under any of their names, a descriptor given for writing (/dev/fd/3 of
+        /// 3>>log), a device and a named pipe are written in place as the answers go: a failed
+        /// run leaves there what it wrote before the fault.
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
         /// At the end, print on standard error how many queries were answered, how fast, and
