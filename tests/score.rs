@@ -41,6 +41,20 @@ fn counts_and_ratios_of_a_hand_made_example() {
     );
 }
 
+/// Gold files saved with a byte-order mark, as pairs and as labels, score as without it: the
+/// mark would otherwise make the first gold pair's id one that no prediction names.
+#[test]
+fn a_gold_file_that_starts_with_a_byte_order_mark_scores_as_without_it() {
+    let predicted = "a\tb\t0\nc\td\t1\n";
+    let (_dir, gold) = gold_file("\u{feff}a\tb\nc\td\n");
+    assert_eq!(tsv_row(&["--gold", &gold], predicted), ["2", "0", "0", "1", "1", "1"]);
+    let (_dir, labels) = gold_file("\u{feff}a\t1\nb\t1\nc\t2\nd\t2\n");
+    let row = tsv_row(&["--gold", &labels, "--gold-format", "labels"], predicted);
+    assert_eq!(row, ["2", "0", "0", "1", "1", "1"]);
+    let row = tsv_row(&["--gold", &gold], &format!("\u{feff}{predicted}"));
+    assert_eq!(row, ["2", "0", "0", "1", "1", "1"], "the predicted pairs' mark too");
+}
+
 #[test]
 fn duplicates_and_either_order_count_once_in_both_files() {
     // Gold lists a-b three times (twice reversed) and c-d twice with extra fields.

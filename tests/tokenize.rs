@@ -51,6 +51,26 @@ fn json_lines() {
     assert_eq!(out.success(), "a b\n");
 }
 
+/// A byte-order mark (U+FEFF) at the start of a line is no part of the document: not of the
+/// first id, not of the JSON, not a token, on the first line and on a later one (files joined
+/// by cat); one inside the line is kept.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
+    let bom = "\u{feff}";
+    let input = format!("{bom}d1\tHello world\n{bom}d2\tHello{bom} world\n");
+    let out = run("sh-tokenize", &["--with-id"], input.as_str());
+    assert_eq!(out.success(), "d1\thello world\nd2\thello world\n");
+    let out = run("sh-tokenize", &["--with-id", "--mode", "chars"], input.as_str());
+    assert_eq!(out.success(), format!("d1\th e l l o w o r l d\nd2\th e l l o {bom} w o r l d\n"));
+    let input = format!("{bom}{{\"id\": \"a\", \"text\": \"X y\"}}\n{bom}{{\"text\": \"z\"}}\n");
+    let out = run("sh-tokenize", &["--json", "--id-field", "id"], input.as_str());
+    assert_eq!(out.code, Some(1), "the second line has no id");
+    let out = run("sh-tokenize", &["--json"], input.as_str());
+    assert_eq!(out.success(), "x y\nz\n");
+    let out = run("sh-tokenize", &["--mode", "space"], format!("{bom}Hi there\n").as_str());
+    assert_eq!(out.success(), "hi there\n");
+}
+
 #[test]
 fn json_errors_name_the_line_and_exit_1() {
     let cases: [(&[&str], &str, &str); 5] = [

@@ -43,6 +43,10 @@ pub(super) fn tokenize_rows() -> Vec<Row> {
         line_error(t, &["--with-id"], "d1\tHello\n\tEmpty Id\n", 2, EMPTY_ID, "\\tEmpty Id"),
         out(t, &["--with-id"], b"\0\xff\r x[\tA\r\n".to_vec(), b"\0\xff\r x[\ta\n".to_vec()),
         out(t, &["--with-id"], "d\t\n", "d\t\n"),
+        // A byte-order mark at the start of a line is dropped; inside a line it is kept.
+        out(t, &["--with-id"], "\u{feff}d1\tA\n\u{feff}d2\tB\n", "d1\ta\nd2\tb\n"),
+        out(t, &["--mode", "chars"], "\u{feff}Ab\u{feff}\n", "a b \u{feff}\n"),
+        out(t, &json_id, "\u{feff}{\"id\": 1, \"text\": \"X\"}", "1\tx\n"),
         line_error(t, &["--with-id"], "d\t\n\t\n", 2, EMPTY_ID, "\\t"),
         line_error(
             t,

@@ -16,6 +16,23 @@ pub fn split_id(record: &[u8]) -> (Option<&[u8]>, &[u8]) {
 /// What an error says of a record whose id is empty.
 pub const EMPTY_ID: &str = "empty id";
 
+/// U+FEFF in UTF-8: the byte-order mark that editors and spreadsheet exports on some systems
+/// write at the start of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without the byte-order mark it starts with, if any. The commands that read text made
+/// by hand (sh-tokenize's and sh-fingerprint's documents, sh-score's pairs and gold) drop it:
+/// otherwise it would be part of the first id, make the first line invalid JSON, or begin the
+/// first token (`--mode chars`, `space`). Dropped at the start of any line, not only the
+/// first, so that a line reads the same wherever the input is cut (threads, `parallel
+/// --pipepart`, the Spark driver's partitions, whose reader drops the mark at the start of a
+/// file) and in files joined by `cat`, which keep each one's mark. One mark only: a second is
+/// the line's first character.
+#[inline]
+pub fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(BOM).unwrap_or(line)
+}
+
 /// [`split_id`] for the stages that read ids: an empty id (a record that starts with a TAB) is
 /// an error on `line`, where the bad line is, rather than later in sh-cluster. An id names a
 /// document in pairs and clusters, and an empty one names none.

@@ -3,6 +3,7 @@
 
 use memchr::memchr;
 use sh_core::pairs::{parse_pair, Pair};
+use sh_core::record::without_bom;
 
 pub const NO_LABEL: &str = "a label line needs an id, a TAB and a label";
 pub const EMPTY_ID: &str = "empty id";
@@ -13,14 +14,15 @@ pub const SELF_PAIR: &str = "a pair of an id with itself";
 /// id) and the pair, for its distance.
 pub type PairLine<'a> = (&'a [u8], &'a [u8], Pair<'a>);
 
-/// Reads a pair line; `Ok(None)` for an empty line. `scratch` and `spelling` are reused from line
+/// Reads a pair line (a byte-order mark at its start dropped: [`without_bom`]); `Ok(None)` for
+/// an empty line. `scratch` and `spelling` are reused from line
 /// to line.
 pub fn pair<'a>(
     line: &'a [u8],
     scratch: &'a mut Vec<u8>,
     spelling: &'a mut [itoa::Buffer; 2],
 ) -> Result<Option<PairLine<'a>>, &'static str> {
-    let Some(pair) = parse_pair(line, scratch).map_err(|e| e.message())? else {
+    let Some(pair) = parse_pair(without_bom(line), scratch).map_err(|e| e.message())? else {
         return Ok(None);
     };
     let [for_a, for_b] = spelling;
@@ -34,8 +36,10 @@ pub fn pair<'a>(
 /// A label line's id and label.
 pub type LabelLine<'a> = (&'a [u8], &'a [u8]);
 
-/// Splits a label line `ID<TAB>LABEL[<TAB>…]`. `Ok(None)` for an empty line.
+/// Splits a label line `ID<TAB>LABEL[<TAB>…]` (a byte-order mark at its start dropped).
+/// `Ok(None)` for an empty line.
 pub fn label(line: &[u8]) -> Result<Option<LabelLine<'_>>, &'static str> {
+    let line = without_bom(line);
     if line.is_empty() {
         return Ok(None);
     }
@@ -92,6 +96,25 @@ mod tests {
         assert_eq!(read(br#"[7, "7", 1]"#), Err(SELF_PAIR));
         assert_eq!(read(b"7\t[7]"), ok("7", "[7]", Err(PairError::NoDistance)));
         assert_eq!(read(br#"["007", 7]"#), ok("007", "7", Err(PairError::NoDistance)));
+    }
+
+    /// A byte-order mark at the start of a line (a gold file saved by an editor) is no part
+    /// of the first id; one after the start is.
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
+        let bom = "\u{feff}";
+        assert_eq!(read(format!("{bom}a\tb\t3").as_bytes()), ok("a", "b", Ok(3)));
+        assert_eq!(
+            read(format!("{bom}[\"a\", 7]").as_bytes()),
+            ok("a", "7", Err(PairError::NoDistance))
+        );
+        assert_eq!(
+            read(format!("a\t{bom}b").as_bytes()),
+            ok("a", &format!("{bom}b"), Err(PairError::NoDistance))
+        );
+        assert_eq!(read(bom.as_bytes()), Ok(None));
+        assert_eq!(label(format!("{bom}doc\t7").as_bytes()), Ok(Some((&b"doc"[..], &b"7"[..]))));
+        assert_eq!(label(format!("{bom}\t7").as_bytes()), Err(EMPTY_ID));
     }
 
     #[test]

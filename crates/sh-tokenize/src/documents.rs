@@ -2,7 +2,7 @@
 //! forms (plain lines, `ID<TAB>TEXT` with --with-id, JSON objects with --json) live here, so
 //! that sh-tokenize and sh-fingerprint read a line the same way.
 
-use sh_core::record::{split_nonempty_id, EMPTY_ID};
+use sh_core::record::{split_nonempty_id, without_bom, EMPTY_ID};
 use sh_core::{Error, Result};
 
 use crate::json::{Document, JsonReader};
@@ -37,11 +37,13 @@ impl Documents {
     }
 
     /// The id and text of `record`, input line `line`; bad input is an error on that line.
+    /// A byte-order mark at the start of the line is no part of either ([`without_bom`]).
     pub fn split<'a>(
         &'a mut self,
         line: u64,
         record: &'a [u8],
     ) -> Result<(Option<&'a [u8]>, &'a [u8])> {
+        let record = without_bom(record);
         match self {
             Documents::Plain => Ok((None, record)),
             Documents::WithId => split_nonempty_id(line, record),
@@ -83,6 +85,28 @@ mod tests {
         assert_eq!(split(&mut json, br#"{"id": 7, "body": "t"}"#).unwrap(), "Some(\"7\")|t");
         let err = split(&mut json, br#"{"id": "", "body": "t"}"#).unwrap_err();
         assert!(err.starts_with("line 3: empty id: '{"), "{err}");
+    }
+
+    /// A byte-order mark at the start of a line is dropped in each form, on any line; one
+    /// elsewhere in the line is kept.
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
+        let mut plain = Documents::new(false, None).unwrap();
+        assert_eq!(split(&mut plain, b"\xEF\xBB\xBFa b").unwrap(), "None|a b");
+        assert_eq!(split(&mut plain, b"a\xEF\xBB\xBFb").unwrap(), "None|a\u{feff}b");
+        let mut with_id = Documents::new(true, None).unwrap();
+        assert_eq!(split(&mut with_id, b"\xEF\xBB\xBFd1\tt").unwrap(), "Some(\"d1\")|t");
+        assert_eq!(split(&mut with_id, b"d1\t\xEF\xBB\xBFt").unwrap(), "Some(\"d1\")|\u{feff}t");
+        assert_eq!(
+            split(&mut with_id, b"\xEF\xBB\xBF\tt").unwrap_err(),
+            r"line 3: empty id: '\tt'"
+        );
+        let mut json = Documents::new(false, Some(("text", Some("id")))).unwrap();
+        let line = b"\xEF\xBB\xBF{\"id\": \"d1\", \"text\": \"t\"}";
+        assert_eq!(split(&mut json, line).unwrap(), "Some(\"d1\")|t");
+        // Only one mark is dropped: a second is the line's first character.
+        let err = split(&mut json, b"\xEF\xBB\xBF\xEF\xBB\xBF{}").unwrap_err();
+        assert!(err.starts_with("line 3: invalid JSON"), "{err}");
     }
 
     #[test]

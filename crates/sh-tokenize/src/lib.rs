@@ -22,7 +22,8 @@ Split text into tokens: the first stage of the sh-tools pipeline \
 (sh-tokenize | sh-shingle | sh-hash | sh-compute).
 
 Input is one document per line. Lines end in LF; one CR before the LF is dropped and a last line \
-without LF is read too. With --with-id a line is ID<TAB>TEXT: the id is everything before the \
+without LF is read too. A byte-order mark (U+FEFF, bytes EF BB BF) at the start of a line is \
+dropped, on any line (files joined by cat keep theirs), in every mode. With --with-id a line is ID<TAB>TEXT: the id is everything before the \
 first TAB and is copied to the output byte for byte; a line without a TAB has no id, and a line \
 that starts with a TAB (an empty id) is an error.
 
