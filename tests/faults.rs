@@ -502,6 +502,29 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
     assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
     assert_eq!(entries(dir.path()), ["fifo", "link.txt", "real.txt"]);
+
+    // A link to nothing yet, directly and through a second link: the output is made where the
+    // chain ends, as the shell's `>` makes it, and the links stay links.
+    let dangling = dir.path().join("dangling.txt");
+    std::os::unix::fs::symlink("sub/made.txt", &dangling).unwrap();
+    let twice = dir.path().join("twice.txt");
+    std::os::unix::fs::symlink("dangling.txt", &twice).unwrap();
+    let out = run("sh-tokenize", &["-o", path_str(&twice)], "Made\n");
+    assert!(out.stderr.contains("cannot create output"), "no such directory: {}", out.stderr);
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    run("sh-tokenize", &["-o", path_str(&twice)], "Made\n").success();
+    assert_eq!(fs::read_to_string(dir.path().join("sub/made.txt")).unwrap(), "made\n");
+    for link in [&dangling, &twice] {
+        assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink(), "still a link");
+    }
+    // A loop of links is an error that replaces neither.
+    let (a, b) = (dir.path().join("loop-a"), dir.path().join("loop-b"));
+    std::os::unix::fs::symlink("loop-b", &a).unwrap();
+    std::os::unix::fs::symlink("loop-a", &b).unwrap();
+    let out = run("sh-tokenize", &["-o", path_str(&a)], "x\n");
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("symbolic links"), "{}", out.stderr);
+    assert!(fs::symlink_metadata(&a).unwrap().file_type().is_symlink(), "still a link");
 }
 
 /// `-o /dev/stdout` (or `/dev/stderr`, `/dev/fd/N`) with that stream on a regular file writes to

@@ -245,6 +245,28 @@ fn regular_file(stream: impl std::os::fd::AsFd) -> Option<File> {
     file.metadata().ok()?.is_file().then_some(file)
 }
 
+/// Where `path` leads when it is a symbolic link, or a chain of them, that ends at nothing:
+/// the path at the end of the chain, which writing through the link creates. `None` when
+/// `path` is no link. A chain longer than Linux follows (40 links, a loop among them) is an
+/// error.
+fn link_target(path: &Path) -> io::Result<Option<PathBuf>> {
+    /// The links Linux follows in one path.
+    const MAX_LINKS: usize = 40;
+    let mut at = path.to_path_buf();
+    for followed in 0..=MAX_LINKS {
+        if !fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Ok((followed > 0).then_some(at));
+        }
+        let target = fs::read_link(&at)?;
+        // Relative to the link's directory; an absolute target replaces the whole path.
+        at = match at.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
 pub(crate) fn read_error(name: &str, e: io::Error) -> Error {
     Error::io(format!("error reading {name}"), e)
 }
@@ -287,7 +309,8 @@ pub struct Output {
 #[derive(Debug)]
 enum Sink {
     Stdout(BufWriter<StdoutLock<'static>>),
-    /// A device, FIFO or socket: there is no file to replace.
+    /// Standard error, a descriptor given for writing (a file, pipe, socket or terminal), a
+    /// device or a named pipe: written where it is, with no file to replace.
     InPlace(BufWriter<File>),
     // `pending` is dropped after `writer`, which removes the temporary file of a failed run.
     File {
@@ -308,7 +331,8 @@ impl Output {
     /// given open for writing (`/dev/fd/3` of `3>>log`, see `descriptors.rs`) for its names,
     /// at its offset; a device, FIFO or socket (`/dev/null`, a named pipe) written in place;
     /// otherwise a temporary file in the directory of the target (of the file it points to,
-    /// for a symbolic link, which stays a link).
+    /// for a symbolic link, which stays a link; of the path it points to, for a link to
+    /// nothing, whose target is made).
     pub fn create(path: &Path) -> Result<Output> {
         // `/dev/stdout`, `/dev/stderr` and their other names (`descriptors.rs`): the stream
         // is written, never the file behind it replaced.
@@ -350,7 +374,8 @@ impl Output {
         }
         let resolved = match existing {
             Some(_) => fs::canonicalize(path).map_err(cannot)?,
-            None => path.to_path_buf(),
+            // A link to nothing yet: its target is made, as by the shell's `>`.
+            None => link_target(path).map_err(cannot)?.unwrap_or_else(|| path.to_path_buf()),
         };
         let path = resolved.as_path();
         let dir = match path.parent() {
