@@ -1,5 +1,5 @@
 complete -c sh-cluster -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-cluster -s o -l output -d 'Write to FILE (\'-\' is standard output); a regular file is replaced only when the command succeeds' -r -F
+complete -c sh-cluster -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-cluster -s f -l format -d 'How to print the clusters' -r -f -a "tsv\t'One cluster per line, ids separated by TABs'
 json\t'One JSON array per cluster; numeric ids as numbers, others as strings (non-UTF-8 bytes become U+FFFD)'
 labels\t'ID<TAB>N for every member, N the cluster\'s number from 1'"

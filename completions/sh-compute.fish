@@ -1,5 +1,5 @@
 complete -c sh-compute -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-compute -s o -l output -d 'Write to FILE (\'-\' is standard output); a regular file is replaced only when the command succeeds' -r -F
+complete -c sh-compute -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-compute -l bits -d 'Fingerprint width: 64 (decimal), 128 or 256 (0x and N/4 hex digits)' -r
 complete -c sh-compute -s j -l threads -d 'Compute on N threads, the output in input order [default: 1]' -r
 complete -c sh-compute -l chunk-bytes -d 'Bytes of input per chunk of lines handed to a thread (for tests of the ordering)' -r

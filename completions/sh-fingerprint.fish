@@ -1,5 +1,5 @@
 complete -c sh-fingerprint -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-fingerprint -s o -l output -d 'Write to FILE (\'-\' is standard output); a regular file is replaced only when the command succeeds' -r -F
+complete -c sh-fingerprint -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-fingerprint -s m -l mode -d 'How to cut text into tokens (sh-tokenize --mode)' -r -f -a "words\t'Runs of letters, digits and combining marks; each Han, Hiragana or Katakana character is a token of its own'
 alpha\t'Like words, but digits separate tokens'
 ascii\t'Runs of the ASCII letters A-Z and a-z; every other byte separates tokens'

@@ -1,5 +1,5 @@
 complete -c sh-hash -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-hash -s o -l output -d 'Write to FILE (\'-\' is standard output); a regular file is replaced only when the command succeeds' -r -F
+complete -c sh-hash -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-hash -l seed -d 'Start the hash with this 64-bit seed (decimal or 0x hex)' -r
 complete -c sh-hash -l weighted -d 'Items are ITEM:WEIGHT; hash ITEM and keep the weight (HASH:WEIGHT)'
 complete -c sh-hash -s q -l quiet -d 'Show no progress on standard error (this command shows none; every command takes --quiet, so that scripts can pass it to all)'

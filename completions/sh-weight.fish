@@ -1,5 +1,5 @@
 complete -c sh-weight -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-weight -s o -l output -d 'Write to FILE (\'-\' is standard output); a regular file is replaced only when the command succeeds' -r -F
+complete -c sh-weight -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-weight -l df -d 'The document-frequency table of the corpus, as sh-df writes it' -r -F
 complete -c sh-weight -l max-df -d 'Leave out items found in more than this fraction of the documents (0 < F <= 1)' -r
 complete -c sh-weight -l df-floor -d 'Never leave out an item found in N documents or fewer, whatever --max-df says' -r

@@ -338,6 +338,27 @@ fn every_combination_on_hostile_documents() {
     assert_eq!(out.stdout.matches("\\n").count(), 7, "{}", out.stdout);
 }
 
+/// A byte-order mark at the start of lines changes no fingerprint: the output is that of the
+/// same lines without it, on one thread and on several, with ids and in JSON.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_line_changes_nothing() {
+    let lines = ["d1\tThe river flows on and on", "d2\tA river flows on", "", "d3\tx y z"];
+    let json = [r#"{"id": "d1", "text": "The river"}"#, r#"{"id": 2, "text": "a b c d"}"#];
+    for (flags, lines) in
+        [(&["--with-id"][..], &lines[..]), (&["--json", "--id-field", "id"], &json)]
+    {
+        let plain = lines.join("\n") + "\n";
+        let marked: String = lines.iter().map(|line| format!("\u{feff}{line}\n")).collect();
+        for threads in ["1", "2"] {
+            let more = ["-j", threads, "--chunk-bytes", "5"];
+            let args = [flags, &more[..]].concat();
+            let expected = run("sh-fingerprint", &args, plain.as_str()).success().to_string();
+            assert_eq!(expected.lines().count(), lines.len());
+            assert_eq!(run("sh-fingerprint", &args, marked.as_str()).success(), expected);
+        }
+    }
+}
+
 /// Lines longer than the stages' 1 MB pieces, among short ones, on several threads.
 #[test]
 fn very_long_lines() {

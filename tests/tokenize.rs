@@ -64,7 +64,9 @@ fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
     assert_eq!(out.success(), format!("d1\th e l l o w o r l d\nd2\th e l l o {bom} w o r l d\n"));
     let input = format!("{bom}{{\"id\": \"a\", \"text\": \"X y\"}}\n{bom}{{\"text\": \"z\"}}\n");
     let out = run("sh-tokenize", &["--json", "--id-field", "id"], input.as_str());
+    assert_eq!(out.stdout, b"a\tx y\n", "the first line is read");
     assert_eq!(out.code, Some(1), "the second line has no id");
+    assert!(out.stderr.contains("line 2: "), "{}", out.stderr);
     let out = run("sh-tokenize", &["--json"], input.as_str());
     assert_eq!(out.success(), "x y\nz\n");
     let out = run("sh-tokenize", &["--mode", "space"], format!("{bom}Hi there\n").as_str());

@@ -104,14 +104,16 @@ pub enum Command {
         /// Read from FILE ('-' is standard input)
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         input: PathBuf,
-        /// Write to FILE ('-' is standard output); a regular file is replaced only when the
-        /// command succeeds
+        /// Write to FILE ('-' is standard output); a file is replaced only on success, a stream, pipe
+        /// or device written as the answers go
         ///
-        /// A regular file is written as a temporary file beside it, which takes its place only when
-        /// the command succeeds: a failed run leaves the file as it was. Standard output and
-        /// standard error under any of their names, a descriptor given for writing (/dev/fd/3 of
-        /// 3>>log), a device and a named pipe are written in place as the answers go: a failed
-        /// run leaves there what it wrote before the fault.
+        /// A file is written as a temporary file beside it, which takes its place only when the
+        /// command succeeds: a failed run leaves the file as it was. Written in place instead, as the
+        /// answers go, and keeping what a failed run wrote before the fault: standard output and
+        /// standard error under any of their names (/dev/stdout, /dev/fd/2), a descriptor given open
+        /// for writing only (/dev/fd/3 of 3>log or 3>>log) or open on a pipe, socket or terminal, a
+        /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
+        /// the file, which is replaced.
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
         /// At the end, print on standard error how many queries were answered, how fast, and

@@ -44,8 +44,9 @@ not listed belong to no group.
 Ids are compared as text, byte for byte (`007` and `7` are two ids). An id that appears in only \
 one of the two files is no error: a gold pair whose ids never appear in the input is a false \
 negative, a predicted pair with ids the gold does not know is a false positive. In both files, \
-a byte-order mark (U+FEFF) at the start of a line is dropped, empty lines are skipped, and a line with one field, an empty id or label, or a pair of an id \
-with itself (`a<TAB>a`) is an error.
+one byte-order mark (U+FEFF) at the start of a line is dropped, empty lines are skipped, and a \
+line with one field, an empty id or label, or a pair of an id with itself (`a<TAB>a`) is an \
+error.
 
 When a ratio is 0/0 it is given the value that no evidence contradicts: precision is 1 when no \
 pair is predicted, recall is 1 when the gold has no pairs, and F1 is 1 when both are empty (and \

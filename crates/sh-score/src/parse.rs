@@ -14,9 +14,8 @@ pub const SELF_PAIR: &str = "a pair of an id with itself";
 /// id) and the pair, for its distance.
 pub type PairLine<'a> = (&'a [u8], &'a [u8], Pair<'a>);
 
-/// Reads a pair line (a byte-order mark at its start dropped: [`without_bom`]); `Ok(None)` for
-/// an empty line. `scratch` and `spelling` are reused from line
-/// to line.
+/// Reads a pair line, a byte-order mark at its start dropped ([`without_bom`]); `Ok(None)`
+/// for an empty line. `scratch` and `spelling` are reused from line to line.
 pub fn pair<'a>(
     line: &'a [u8],
     scratch: &'a mut Vec<u8>,

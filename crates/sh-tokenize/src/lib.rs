@@ -23,9 +23,10 @@ Split text into tokens: the first stage of the sh-tools pipeline \
 
 Input is one document per line. Lines end in LF; one CR before the LF is dropped and a last line \
 without LF is read too. A byte-order mark (U+FEFF, bytes EF BB BF) at the start of a line is \
-dropped, on any line (files joined by cat keep theirs), in every mode. With --with-id a line is ID<TAB>TEXT: the id is everything before the \
-first TAB and is copied to the output byte for byte; a line without a TAB has no id, and a line \
-that starts with a TAB (an empty id) is an error.
+dropped in every mode, on any line (files joined by cat keep theirs); one mark only, a second \
+is the line's first character. With --with-id a line is ID<TAB>TEXT: the id is everything \
+before the first TAB and is copied to the output byte for byte; a line without a TAB has no id, \
+and a line that starts with a TAB (an empty id) is an error.
 
 Output is exactly one line for each input line, in the same order: the document's tokens \
 separated by single spaces, after ID<TAB> when the document has an id. A document without \
