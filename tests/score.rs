@@ -197,6 +197,17 @@ fn bad_lines_are_errors_with_their_line_number() {
         1,
         &format!("sh-score: error: {gold}: line 1: a pair of an id with itself: 'a\\ta'\n"),
     );
+    // A line is quoted without the byte-order mark at its start, as sh-tokenize quotes it.
+    let (_dir, marked) = gold_file("\u{feff}a\ta\n");
+    run("sh-score", &["-g", &marked], "").failure(
+        1,
+        &format!("sh-score: error: {marked}: line 1: a pair of an id with itself: 'a\\ta'\n"),
+    );
+    let (_dir, good) = gold_file("a\tb\n");
+    run("sh-score", &["-g", &good, "--by-distance"], "\u{feff}a\tb\tx\n").failure(
+        1,
+        "sh-score: error: line 1: the distance is not an integer from 0 to 255: 'a\\tb\\tx'\n",
+    );
 }
 
 #[test]

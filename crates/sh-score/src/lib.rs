@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
 use sh_core::pairs::MAX_DISTANCE;
+use sh_core::record::without_bom;
 use sh_core::{Error, RecordReader, Result};
 
 pub use tally::Score;
@@ -167,8 +168,9 @@ const TOO_MANY_IDS: &str = "too many distinct ids";
 const TOO_MANY_IDS_LIMIT: &[u8] = b"the limit is 4294967294";
 
 fn read_gold(reader: &mut RecordReader, format: GoldFormat, ids: &mut Ids) -> Result<Gold> {
-    // The caller names the file.
-    let gold_error = |line, what: &str, text: &[u8]| Error::input(line, what, text);
+    // The caller names the file. A line is quoted as it was read, without a byte-order mark
+    // at its start, as sh-tokenize quotes it.
+    let gold_error = |line, what: &str, text: &[u8]| Error::input(line, what, without_bom(text));
     match format {
         GoldFormat::Pairs => {
             let mut pairs = std::collections::HashSet::new();
@@ -234,10 +236,11 @@ fn read_predicted(
         let (a, b, pair) = match parse::pair(record, &mut scratch, &mut spelling) {
             Ok(Some(pair)) => pair,
             Ok(None) => continue,
-            Err(what) => return Err(Error::input(line, what, record)),
+            Err(what) => return Err(Error::input(line, what, without_bom(record))),
         };
         let distance = if uses_distance {
-            pair.distance().map_err(|what| Error::input(line, what.message(), record))?
+            let quoted = without_bom(record);
+            pair.distance().map_err(|what| Error::input(line, what.message(), quoted))?
         } else {
             0
         };
