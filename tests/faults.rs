@@ -517,6 +517,19 @@ fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     for link in [&dangling, &twice] {
         assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink(), "still a link");
     }
+    // A path that can only name a directory that is not there (`new/`, or a link to one) is
+    // an error before any work, and nothing is made.
+    let to_dir = dir.path().join("to-dir");
+    std::os::unix::fs::symlink("new-dir/", &to_dir).unwrap();
+    let new_dir = format!("{}/new-dir/", path_str(dir.path()));
+    let to_dir_now = format!("{}/", path_str(&dir.path().join("other")));
+    for target in [path_str(&to_dir), &new_dir, &to_dir_now] {
+        let out = run("sh-tokenize", &["-o", target], "x\n");
+        assert_eq!(out.code, Some(1), "{target}: {}", out.stderr);
+        assert!(out.stderr.contains("cannot create output"), "{target}: {}", out.stderr);
+        assert!(out.stderr.contains("is a directory"), "{target}: {}", out.stderr);
+    }
+    assert!(!dir.path().join("new-dir").exists() && !dir.path().join("other").exists());
     // A loop of links is an error that replaces neither.
     let (a, b) = (dir.path().join("loop-a"), dir.path().join("loop-b"));
     std::os::unix::fs::symlink("loop-b", &a).unwrap();

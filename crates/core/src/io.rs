@@ -245,6 +245,13 @@ fn regular_file(stream: impl std::os::fd::AsFd) -> Option<File> {
     file.metadata().ok()?.is_file().then_some(file)
 }
 
+/// Whether `path` can only name a directory, as its spelling says: it ends in `/` or `/.`.
+fn names_a_directory(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    bytes.ends_with(b"/") || bytes.ends_with(b"/.")
+}
+
 /// Where `path` leads when it is a symbolic link, or a chain of them, that ends at nothing:
 /// the path at the end of the chain, which writing through the link creates. `None` when
 /// `path` is no link. A chain longer than Linux follows (40 links, a loop among them) is an
@@ -378,6 +385,11 @@ impl Output {
             None => link_target(path).map_err(cannot)?.unwrap_or_else(|| path.to_path_buf()),
         };
         let path = resolved.as_path();
+        if names_a_directory(path) {
+            // `new/` (or a link to it): no file can be made there, and the rename at the end
+            // would fail after all the work.
+            return Err(cannot(io::Error::from(io::ErrorKind::IsADirectory)));
+        }
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
