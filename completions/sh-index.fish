@@ -45,7 +45,7 @@ complete -c sh-index -n "__fish_sh_index_using_subcommand compact" -s q -l quiet
 complete -c sh-index -n "__fish_sh_index_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s k -l k -d 'Report records within K bits (at most the index\'s K) [default: the index\'s K]' -r
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the answers go' -r -F
+complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s j -l threads -d 'Answer with N threads when many queries are waiting [default: all cores]' -r
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l end-marker -d 'After the answers to each input line (one without a fingerprint too), write a line with a single \'.\', so that a program reading through a pipe knows the answer is complete'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l stats -d 'At the end, print on standard error how many queries were answered, how fast, and the median, 99th percentile and largest time of an answer'

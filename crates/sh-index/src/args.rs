@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use sh_core::cli::IoArgs;
 
 const DESCRIPTION: &str = "\
 A persistent index of 64-bit fingerprints, for near-duplicate queries answered as they come: \
@@ -101,21 +102,9 @@ pub enum Command {
         /// complete
         #[arg(long)]
         end_marker: bool,
-        /// Read from FILE ('-' is standard input)
-        #[arg(short, long, value_name = "FILE", default_value = "-")]
-        input: PathBuf,
-        /// Write to FILE ('-' is standard output); a file is replaced only on success, a stream, pipe
-        /// or device written as the answers go
-        ///
-        /// A file is written as a temporary file beside it, which takes its place only when the
-        /// command succeeds: a failed run leaves the file as it was. Written in place instead, as the
-        /// answers go, and keeping what a failed run wrote before the fault: standard output and
-        /// standard error under any of their names (/dev/stdout, /dev/fd/2), a descriptor given open
-        /// for writing only (/dev/fd/3 of 3>log or 3>>log) or open on a pipe, socket or terminal, a
-        /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
-        /// the file, which is replaced.
-        #[arg(short, long, value_name = "FILE", default_value = "-")]
-        output: PathBuf,
+        /// -i/--input and -o/--output, as every command has them
+        #[command(flatten)]
+        io: IoArgs,
         /// At the end, print on standard error how many queries were answered, how fast, and
         /// the median, 99th percentile and largest time of an answer
         #[arg(long)]

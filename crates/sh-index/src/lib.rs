@@ -71,8 +71,8 @@ pub fn run(args: Args) -> Result<()> {
             let _lock = index::lock(&index)?;
             index::compact(&Index::open(&index)?)?;
         }
-        Command::Query { index, k, end_marker, input, output, stats, threads } => {
-            refuse_output_inside(&index, &output)?;
+        Command::Query { index, k, end_marker, io, stats, threads } => {
+            refuse_output_inside(&index, &io.output)?;
             let index = Index::open(&index)?;
             let k = match k {
                 Some(k) if k > index.manifest.k => {
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<()> {
             };
             let threads = threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
             let options = query::Options { k, end_marker, stats, threads };
-            query::run(&index, &options, &input, &output)?;
+            query::run(&index, &options, &io.input, &io.output)?;
         }
         Command::Stats { index, verify } => {
             let index = Index::open(&index)?;
