@@ -78,7 +78,8 @@ const COMBOS: [Combo; 10] = [
 ];
 
 /// What a run of the pipeline or of sh-fingerprint left: stdout, the exit status, and the
-/// first error message without the name of the command that gave it.
+/// first error message (or, without one, the first note) without the name of the command that
+/// gave it.
 #[derive(Debug, PartialEq)]
 struct Outcome {
     stdout: String,
@@ -91,20 +92,28 @@ fn shown(bytes: &[u8]) -> String {
     bytes.escape_ascii().to_string()
 }
 
-/// A stage's error message without `NAME: `.
+/// What a stage wrote to stderr (its error, or a note), without `NAME: ` at each line's start.
 fn message(run: &Run, name: &str) -> String {
-    run.stderr.strip_prefix(&format!("{name}: ")).unwrap_or(&run.stderr).to_string()
+    let prefix = format!("{name}: ");
+    run.stderr
+        .split_inclusive('\n')
+        .map(|line| line.strip_prefix(&prefix).unwrap_or(line))
+        .collect()
 }
 
 /// The pipeline as `bash -o pipefail` runs it: each stage reads what the one before wrote,
-/// even after that one failed; the status and message are those of the first stage to fail.
+/// even after that one failed; the status and message are those of the first stage to fail,
+/// or when none fails the first note.
 fn pipeline(combo: &Combo, input: &[u8], dir: &Path) -> Outcome {
     let mut failed: Option<(Option<i32>, String)> = None;
+    let mut noted: Option<String> = None;
     let mut stage = |name: &str, args: &[&str], stdin: Vec<u8>| {
         let out = run(name, args, stdin);
         assert!(!out.stderr.contains("panicked"), "{name}: {}", out.stderr);
         if out.code != Some(0) && failed.is_none() {
             failed = Some((out.code, message(&out, name)));
+        } else if !out.stderr.is_empty() && noted.is_none() {
+            noted = Some(message(&out, name));
         }
         out.stdout
     };
@@ -119,7 +128,7 @@ fn pipeline(combo: &Combo, input: &[u8], dir: &Path) -> Outcome {
         hashes = stage("sh-weight", &args, hashes);
     }
     let fingerprints = stage("sh-compute", combo.compute, hashes);
-    let (code, error) = failed.unwrap_or((Some(0), String::new()));
+    let (code, error) = failed.unwrap_or((Some(0), noted.unwrap_or_default()));
     Outcome { stdout: shown(&fingerprints), code, error }
 }
 
@@ -356,6 +365,28 @@ fn a_byte_order_mark_at_the_start_of_a_line_changes_nothing() {
             assert_eq!(expected.lines().count(), lines.len());
             assert_eq!(run("sh-fingerprint", &args, marked.as_str()).success(), expected);
         }
+    }
+}
+
+/// A file saved as UTF-16 gives what the stages give, on any number of threads, and the note
+/// once: line 1 is looked at, wherever the input is cut.
+#[test]
+fn a_utf16_file_gives_what_the_stages_give_and_one_note() {
+    let text = "\u{feff}d1\tThe river flows on\nd2\tA river flows on and on\nd3\tx\n";
+    let little: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    for combo in [COMBOS[0], COMBOS[1], COMBOS[2]] {
+        check(&combo, &little, 5).unwrap();
+    }
+    for threads in ["1", "2", "3"] {
+        let out = run("sh-fingerprint", &["-j", threads, "--chunk-bytes", "5"], little.clone());
+        assert_eq!(out.code, Some(0));
+        assert_eq!(out.stdout_str().lines().count(), 4, "a line for each LF and the NUL after");
+        assert_eq!(
+            out.stderr,
+            "sh-fingerprint: note: line 1 starts with FF FE, a UTF-16 byte-order mark: the input \
+             is read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
+             UTF-16 -t UTF-8)\n"
+        );
     }
 }
 

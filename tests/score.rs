@@ -55,6 +55,45 @@ fn a_gold_file_that_starts_with_a_byte_order_mark_scores_as_without_it() {
     assert_eq!(row, ["2", "0", "0", "1", "1", "1"], "the predicted pairs' mark too");
 }
 
+/// A gold file or predicted pairs saved as UTF-16 are read as UTF-8, with a note naming the
+/// file: its ids would match no others, silently, where its lines still parse.
+#[test]
+fn a_file_saved_as_utf16_is_noted() {
+    let note = |file: &str| {
+        format!(
+            "sh-score: note: {file}line 1 starts with FF FE, a UTF-16 byte-order mark: the input \
+             is read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
+             UTF-16 -t UTF-8)\n"
+        )
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("gold16.tsv");
+    let name = path.to_str().expect("UTF-8 path");
+    let utf16: Vec<u8> = "\u{feff}a\tb\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    std::fs::write(&path, &utf16).expect("gold");
+    let out = run("sh-score", &["--gold", name], "a\tb\t0\n");
+    out.failure(1, &note(&format!("{name}: ")));
+    assert!(
+        out.stderr.ends_with(&format!(
+            "{name}: line 2: a pair line needs two TAB-separated ids: '\\x00'\n"
+        )),
+        "{}",
+        out.stderr
+    );
+    // Lines that still parse: the ids are not those of the other file, and the note says why.
+    std::fs::write(&path, b"\xff\xfea\tb\n").expect("gold");
+    let out = run("sh-score", &["--gold", name, "--format", "tsv"], "a\tb\t0\n");
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note(&format!("{name}: ")));
+    assert_eq!(out.stdout_str(), "tp\tfp\tfn\tprecision\trecall\tf1\n0\t1\t1\t0\t0\t0\n");
+    let (_dir, gold) = gold_file("a\tb\n");
+    let out = run("sh-score", &["--gold", &gold, "--format", "tsv"], &b"\xfe\xffa\tb\n"[..]);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note("").replace("FF FE", "FE FF"));
+    let out = run("sh-score", &["--gold", &gold, "--format", "tsv"], &b"a\tb\n\xff\xfex\ty\n"[..]);
+    assert_eq!(out.stderr, "", "a mark on a later line is not noted");
+}
+
 #[test]
 fn duplicates_and_either_order_count_once_in_both_files() {
     // Gold lists a-b three times (twice reversed) and c-d twice with extra fields.

@@ -73,6 +73,42 @@ fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
     assert_eq!(out.success(), "hi there\n");
 }
 
+/// A file saved as UTF-16 (line 1 starts with FF FE or FE FF) is read as UTF-8, as any input
+/// is, with one note; such a mark on a later line, or UTF-8's own, gives none.
+#[test]
+fn a_utf16_file_is_read_as_it_is_with_a_note() {
+    let note = |mark: &str| {
+        format!(
+            "sh-tokenize: note: line 1 starts with {mark}, a UTF-16 byte-order mark: the input is \
+             read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
+             UTF-16 -t UTF-8)\n"
+        )
+    };
+    let text = "\u{feff}d1\tHello world\nd2\tHi\n";
+    let little: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let out = run("sh-tokenize", &["--with-id"], little);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note("FF FE"));
+    // What it was before the note: every NUL is a boundary, the TAB found, each letter a token.
+    let want = b"\xff\xfed\x001\x00\th e l l o w o r l d\n\x00d\x002\x00\th i\n\n";
+    assert_eq!(out.stdout, want);
+    let big: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let out = run("sh-tokenize", &["-q"], big);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note("FE FF"));
+    assert_eq!(out.stdout, b"d 1 h e l l o w o r l d\nd 2 h i\n");
+    // JSON in UTF-16 is no JSON: the note, then the error at line 1.
+    let json: Vec<u8> = "{\"text\": \"a\"}\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let out = run("sh-tokenize", &["--json"], [&b"\xff\xfe"[..], &json].concat());
+    assert_eq!(out.code, Some(1));
+    let (first, second) = out.stderr.split_once('\n').unwrap();
+    assert_eq!(format!("{first}\n"), note("FF FE"));
+    assert!(second.starts_with("sh-tokenize: error: line 1: invalid JSON"), "{second}");
+    let later = run("sh-tokenize", &[], &b"a b\n\xff\xfec d\n\xfe\xffe\n"[..]);
+    assert_eq!(later.success(), "a b\nc d\ne\n");
+    assert_eq!(run("sh-tokenize", &[], "\u{feff}a\n").success(), "a\n");
+}
+
 #[test]
 fn json_errors_name_the_line_and_exit_1() {
     let cases: [(&[&str], &str, &str); 5] = [

@@ -66,6 +66,12 @@ pub(crate) fn command_name() -> &'static str {
     NAME.get().map_or("sh-tools", String::as_str)
 }
 
+/// Tells the user of something the command goes on with: `NAME: note: MESSAGE` on standard
+/// error.
+pub fn note(message: impl std::fmt::Display) {
+    eprintln!("{}: note: {message}", command_name());
+}
+
 /// Parses the flags, runs the command and exits: 0 on success or when the reader of the output
 /// went away, otherwise `NAME: error: …` on stderr and the error's exit status (1, or 2 for
 /// usage and flag errors).

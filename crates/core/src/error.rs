@@ -76,13 +76,7 @@ impl Error {
     /// `-` is named "standard input", as the readers name it.
     pub fn in_file(self, file: &std::path::Path) -> Error {
         match self {
-            Error::Input { .. } => {
-                let file = match crate::is_std_stream(file) {
-                    true => "standard input".to_string(),
-                    false => file.display().to_string(),
-                };
-                Error::InFile { file, error: Box::new(self) }
-            }
+            Error::Input { .. } => Error::InFile { file: file_name(file), error: Box::new(self) },
             other => other,
         }
     }
@@ -186,6 +180,15 @@ fn looks_blank(c: char) -> bool {
                 | 0xE0020..=0xE007F
                 | 0xE0100..=0xE01EF
         )
+}
+
+/// How a message names the file at `path`: `standard input` for `-` (and the other names of
+/// the standard streams), else the path.
+pub fn file_name(path: &std::path::Path) -> String {
+    match crate::is_std_stream(path) {
+        true => "standard input".to_string(),
+        false => path.display().to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -39,5 +39,5 @@ pub mod record;
 pub mod records;
 pub mod threads;
 
-pub use error::{Error, Result};
+pub use error::{file_name, Error, Result};
 pub use io::{block_lines, is_std_stream, Output, RecordReader, LINE_PIECE};

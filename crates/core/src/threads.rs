@@ -81,10 +81,9 @@ where
 fn note_refused(why: &io::Error) {
     static TOLD: AtomicBool = AtomicBool::new(false);
     if !TOLD.swap(true, Ordering::Relaxed) {
-        eprintln!(
-            "{}: note: the system refused a thread ({why}); the work goes on with fewer",
-            crate::cli::command_name()
-        );
+        crate::cli::note(format_args!(
+            "the system refused a thread ({why}); the work goes on with fewer"
+        ));
     }
 }
 

@@ -24,7 +24,9 @@ Split text into tokens: the first stage of the sh-tools pipeline \
 Input is one document per line. Lines end in LF; one CR before the LF is dropped and a last line \
 without LF is read too. A byte-order mark (U+FEFF, bytes EF BB BF) at the start of a line is \
 dropped in every mode, on any line (files joined by cat keep theirs); one mark only, a second \
-is the line's first character. With --with-id a line is ID<TAB>TEXT: the id is everything \
+is the line's first character. A file saved as UTF-16 (line 1 starts with FF FE or FE FF, its \
+byte-order mark) is read as UTF-8 all the same, where its text is garbage, with a note on \
+standard error: convert it first (iconv -f UTF-16 -t UTF-8). With --with-id a line is ID<TAB>TEXT: the id is everything \
 before the first TAB and is copied to the output byte for byte; a line without a TAB has no id, \
 and a line that starts with a TAB (an empty id) is an error.
 
