@@ -38,7 +38,7 @@ def run(bench, corpus, size):
         "sh-weight --df --idf": bench.ours(f"sh-weight -q --df {table} --idf < {hashes} > /dev/null"),
         "sh-compute (for scale)": bench.ours(f"sh-compute < {hashes} > /dev/null"),
     }
-    # Alternating, so that both see the same machine.
+    # Alternating, so that all three see the same machine.
     plain, recommended, without_df = [], [], []
     for _ in range(bench.runs):
         plain.append(bench.ours(PLAIN.format(corpus=corpus), runs=1))

@@ -369,7 +369,8 @@ fn a_byte_order_mark_at_the_start_of_a_line_changes_nothing() {
 }
 
 /// A file saved as UTF-16 gives what the stages give, on any number of threads, and the note
-/// once: line 1 is looked at, wherever the input is cut.
+/// once, from a pipe or from a file read in blocks on threads; a mark on a later line, at the
+/// start of a block, gives none.
 #[test]
 fn a_utf16_file_gives_what_the_stages_give_and_one_note() {
     let text = "\u{feff}d1\tThe river flows on\nd2\tA river flows on and on\nd3\tx\n";
@@ -377,16 +378,28 @@ fn a_utf16_file_gives_what_the_stages_give_and_one_note() {
     for combo in [COMBOS[0], COMBOS[1], COMBOS[2]] {
         check(&combo, &little, 5).unwrap();
     }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("input");
+    let name = file.to_str().unwrap();
+    let note =
+        "sh-fingerprint: note: line 1 starts with FF FE, the byte-order mark of UTF-16: the \
+                input is read as UTF-8, and UTF-16 text read so is garbage; convert it first \
+                (iconv -f UTF-16 -t UTF-8)\n";
+    let later = b"a b\n\xff\xfec d\n\xfe\xffe\nf\n\xff\xfeg\n\xff\xfeh";
+    std::fs::write(&file, &little).unwrap();
     for threads in ["1", "2", "3"] {
-        let out = run("sh-fingerprint", &["-j", threads, "--chunk-bytes", "5"], little.clone());
-        assert_eq!(out.code, Some(0));
-        assert_eq!(out.stdout_str().lines().count(), 4, "a line for each LF and the NUL after");
-        assert_eq!(
-            out.stderr,
-            "sh-fingerprint: note: line 1 starts with FF FE, a UTF-16 byte-order mark: the input \
-             is read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
-             UTF-16 -t UTF-8)\n"
-        );
+        let args = ["-j", threads, "--chunk-bytes", "5"];
+        let piped = run("sh-fingerprint", &args, little.clone());
+        assert_eq!(piped.code, Some(0));
+        assert_eq!(piped.stdout_str().lines().count(), 4, "a line for each LF and the NUL after");
+        assert_eq!(piped.stderr, note);
+        std::fs::write(&file, &little).unwrap();
+        let read = run("sh-fingerprint", &[&args[..], &["-i", name]].concat(), "");
+        assert_eq!((read.stdout_str(), read.stderr.as_str()), (piped.stdout_str(), note));
+        std::fs::write(&file, later).unwrap();
+        let read = run("sh-fingerprint", &[&args[..], &["-i", name]].concat(), "");
+        assert_eq!(read.success().lines().count(), 6);
+        assert_eq!(run("sh-fingerprint", &args, &later[..]).success(), read.stdout_str());
     }
 }
 

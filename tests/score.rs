@@ -61,9 +61,9 @@ fn a_gold_file_that_starts_with_a_byte_order_mark_scores_as_without_it() {
 fn a_file_saved_as_utf16_is_noted() {
     let note = |file: &str| {
         format!(
-            "sh-score: note: {file}line 1 starts with FF FE, a UTF-16 byte-order mark: the input \
-             is read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
-             UTF-16 -t UTF-8)\n"
+            "sh-score: note: {file}line 1 starts with FF FE, the byte-order mark of UTF-16: the \
+             input is read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv \
+             -f UTF-16 -t UTF-8)\n"
         )
     };
     let dir = tempfile::tempdir().expect("temporary directory");

@@ -73,17 +73,19 @@ fn a_byte_order_mark_at_the_start_of_a_line_is_dropped() {
     assert_eq!(out.success(), "hi there\n");
 }
 
-/// A file saved as UTF-16 (line 1 starts with FF FE or FE FF) is read as UTF-8, as any input
-/// is, with one note; such a mark on a later line, or UTF-8's own, gives none.
+/// A file saved as UTF-16 or UTF-32 (line 1 starts with the encoding's byte-order mark) is read
+/// as UTF-8, as any input is, with one note; such a mark on a later line, or UTF-8's own,
+/// gives none.
 #[test]
 fn a_utf16_file_is_read_as_it_is_with_a_note() {
-    let note = |mark: &str| {
+    let note_of = |mark: &str, encoding: &str| {
         format!(
-            "sh-tokenize: note: line 1 starts with {mark}, a UTF-16 byte-order mark: the input is \
-             read as UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f \
-             UTF-16 -t UTF-8)\n"
+            "sh-tokenize: note: line 1 starts with {mark}, the byte-order mark of {encoding}: the \
+             input is read as UTF-8, and {encoding} text read so is garbage; convert it first \
+             (iconv -f {encoding} -t UTF-8)\n"
         )
     };
+    let note = |mark: &str| note_of(mark, "UTF-16");
     let text = "\u{feff}d1\tHello world\nd2\tHi\n";
     let little: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
     let out = run("sh-tokenize", &["--with-id"], little);
@@ -104,6 +106,19 @@ fn a_utf16_file_is_read_as_it_is_with_a_note() {
     let (first, second) = out.stderr.split_once('\n').unwrap();
     assert_eq!(format!("{first}\n"), note("FF FE"));
     assert!(second.starts_with("sh-tokenize: error: line 1: invalid JSON"), "{second}");
+    let utf32: Vec<u8> = "\u{feff}a\n".chars().flat_map(|c| (c as u32).to_le_bytes()).collect();
+    let out = run("sh-tokenize", &[], utf32);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note_of("FF FE 00 00", "UTF-32"));
+    let big32: Vec<u8> = "\u{feff}a\n".chars().flat_map(|c| (c as u32).to_be_bytes()).collect();
+    assert_eq!(run("sh-tokenize", &[], big32).stderr, note_of("00 00 FE FF", "UTF-32"));
+    // From a file, as from a pipe; one of two bytes is no mark.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("utf16.txt");
+    std::fs::write(&path, [&b"\xff\xfe"[..], &json].concat()).unwrap();
+    let out = run("sh-tokenize", &["-i", path.to_str().unwrap()], "");
+    assert_eq!(out.stderr, note("FF FE"));
+    assert_eq!(run("sh-tokenize", &[], &b"\xff"[..]).success(), "\n");
     let later = run("sh-tokenize", &[], &b"a b\n\xff\xfec d\n\xfe\xffe\n"[..]);
     assert_eq!(later.success(), "a b\nc d\ne\n");
     assert_eq!(run("sh-tokenize", &[], "\u{feff}a\n").success(), "a\n");

@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
 use crate::error::{Error, Result};
-use crate::io::{Output, RecordReader};
+use crate::io::RecordReader;
+use crate::output::Output;
 
 /// The hidden `--chunk-bytes` of the commands that work on `-j` threads through
 /// [`crate::in_order`]: the size of their chunks of lines, for tests of the ordering.

@@ -63,7 +63,7 @@ impl Error {
     /// Writing the output failed. (There is no `From<io::Error>`: a read error must not be
     /// taken for a write error, so each `?` on an I/O result says which it is.)
     pub fn writing(source: io::Error) -> Error {
-        crate::io::writing_error(source)
+        crate::output::writing_error(source)
     }
 
     /// Flags that cannot work together.
@@ -182,8 +182,8 @@ fn looks_blank(c: char) -> bool {
         )
 }
 
-/// How a message names the file at `path`: `standard input` for `-` (and the other names of
-/// the standard streams), else the path.
+/// How a message names the file at `path`: `standard input` for `-`, else the path as given
+/// (`/dev/stdin` too).
 pub fn file_name(path: &std::path::Path) -> String {
     match crate::is_std_stream(path) {
         true => "standard input".to_string(),

@@ -9,8 +9,8 @@
 //!   allocating.
 //! - **Pair lines** (sh-cluster, sh-score): [`pairs`] reads `A<TAB>B[<TAB>DISTANCE]` and JSON
 //!   arrays; [`json`] holds what every JSON reader shares (the string seed, the error meaning).
-//! - **Writing**: [`Output`], block-buffered, an `--output` file replaced only on success, a
-//!   broken pipe ending the command quietly.
+//! - **Writing**: [`Output`] (`output.rs`), block-buffered, an `--output` file replaced only
+//!   on success, a broken pipe ending the command quietly.
 //! - **Errors**: [`Error`] and [`Result`] — bad input with its line number (exit 1), I/O with
 //!   what was being done (exit 1), flags (exit 2).
 //! - **Progress** on a terminal: [`progress::Progress`].
@@ -32,6 +32,7 @@ mod io;
 pub mod json;
 pub mod memory;
 pub mod number;
+mod output;
 pub mod pairs;
 mod pending;
 pub mod progress;
@@ -40,4 +41,5 @@ pub mod records;
 pub mod threads;
 
 pub use error::{file_name, Error, Result};
-pub use io::{block_lines, is_std_stream, Output, RecordReader, LINE_PIECE};
+pub use io::{block_lines, is_std_stream, RecordReader, LINE_PIECE};
+pub use output::Output;

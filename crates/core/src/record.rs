@@ -33,37 +33,40 @@ pub fn without_bom(line: &[u8]) -> &[u8] {
     line.strip_prefix(BOM).unwrap_or(line)
 }
 
-/// The UTF-16 byte-order mark that `line` starts with, written out as its two bytes: `FF FE`
-/// (little-endian, as Windows PowerShell's `>` and Notepad's "Unicode" write; UTF-32's
-/// little-endian mark starts the same) or `FE FF` (big-endian). Neither byte is ever part of
-/// UTF-8, so a file that starts with one is not UTF-8 text.
-pub fn utf16_mark(line: &[u8]) -> Option<&'static str> {
-    match line {
-        [0xFF, 0xFE, ..] => Some("FF FE"),
-        [0xFE, 0xFF, ..] => Some("FE FF"),
+/// The byte-order mark of UTF-16 or UTF-32 that `text` starts with: its bytes written out, and
+/// the encoding's name for `iconv`. Windows PowerShell's `>` and Notepad's "Unicode" write
+/// UTF-16 with `FF FE`. None of these bytes but NUL is ever part of UTF-8, so a file that
+/// starts with one is not UTF-8 text (UTF-32's marks are tried first: UTF-32LE's starts with
+/// UTF-16LE's).
+pub fn unicode_mark(text: &[u8]) -> Option<(&'static str, &'static str)> {
+    match text {
+        [0xFF, 0xFE, 0, 0, ..] => Some(("FF FE 00 00", "UTF-32")),
+        [0, 0, 0xFE, 0xFF, ..] => Some(("00 00 FE FF", "UTF-32")),
+        [0xFF, 0xFE, ..] => Some(("FF FE", "UTF-16")),
+        [0xFE, 0xFF, ..] => Some(("FE FF", "UTF-16")),
         _ => None,
     }
 }
 
-/// Tells the user, on standard error, when `record`, line `line` of the input (of the file
-/// `file`, when a message names it), is line 1 and starts with a UTF-16 byte-order mark
-/// ([`utf16_mark`]). Input is read as UTF-8 all the same, as invalid UTF-8 always is (a
-/// crawl's stray bytes are no error); but a whole file of UTF-16 read so is garbage (Latin
-/// letters apart between NUL bytes, other scripts invalid UTF-8), documents fingerprinted so
-/// are of no use and ids read so match no other, which without the note would go unseen. Line
-/// 1 alone is looked at: the note is for a file saved as UTF-16, which starts with the mark.
-pub fn note_utf16(file: Option<&str>, line: u64, record: &[u8]) {
-    if line != 1 {
-        return;
-    }
-    if let Some(mark) = utf16_mark(record) {
+/// Tells the user, on standard error, when the input of `reader` (the file `file`, when the
+/// command's messages name it) starts with a UTF-16 or UTF-32 byte-order mark
+/// ([`unicode_mark`]); call it before any record is read. Input is read as UTF-8 all the
+/// same, as invalid UTF-8 always is (a crawl's stray bytes are no error); but a whole file of
+/// UTF-16 read so is garbage (Latin letters apart between NUL bytes, other scripts invalid
+/// UTF-8): documents fingerprinted so are of no use and ids read so match no other's, which
+/// without the note would go unseen. The start of the input alone is looked at: the note is
+/// for a file saved so, which starts with the mark, and it comes once however the input is
+/// then cut (threads, blocks of a file).
+pub fn note_unicode_mark(reader: &mut crate::RecordReader, file: Option<&str>) -> Result<()> {
+    if let Some((mark, encoding)) = unicode_mark(&reader.peek(4)?) {
         let file = file.map(|f| format!("{f}: ")).unwrap_or_default();
         crate::cli::note(format_args!(
-            "{file}line 1 starts with {mark}, a UTF-16 byte-order mark: the input is read as \
-             UTF-8, and UTF-16 text read so is garbage; convert it first (iconv -f UTF-16 -t \
-             UTF-8)"
+            "{file}line 1 starts with {mark}, the byte-order mark of {encoding}: the input is \
+             read as UTF-8, and {encoding} text read so is garbage; convert it first (iconv -f \
+             {encoding} -t UTF-8)"
         ));
     }
+    Ok(())
 }
 
 /// [`split_id`] for the stages that read ids: an empty id (a record that starts with a TAB) is

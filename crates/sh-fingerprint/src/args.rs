@@ -25,8 +25,9 @@ manual pages of the stages tell the rules.
 
 Bad input is the error the pipeline would give (an empty id, a JSON line that does not hold a \
 document), naming its line; the fingerprints of the lines before it are written first, as the \
-pipeline writes them. A file saved as UTF-16 is read as the pipeline reads it, with \
-sh-tokenize's note, once.
+pipeline writes them. A file saved as UTF-16 or UTF-32 is read as the pipeline reads it, with \
+sh-tokenize's note when the input starts with its byte-order mark, once on any number of \
+threads.
 
 -j N fingerprints on N threads (default: all cores): the input is read in chunks of lines, \
 each chunk fingerprinted by one thread, and the chunks written in input order, with at most \

@@ -55,6 +55,7 @@ pub fn run(args: Args) -> Result<()> {
         table,
     };
     let mut input = args.io.open_input()?;
+    sh_core::record::note_unicode_mark(&mut input, None)?;
     match args.bits {
         Width::Bits64 => fingerprint::<1>(&args, &recipe, &mut input),
         Width::Bits128 => fingerprint::<2>(&args, &recipe, &mut input),

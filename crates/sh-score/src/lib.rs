@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
 use sh_core::pairs::MAX_DISTANCE;
-use sh_core::record::{note_utf16, without_bom};
+use sh_core::record::{note_unicode_mark, without_bom};
 use sh_core::{Error, RecordReader, Result};
 
 pub use tally::Score;
@@ -47,8 +47,8 @@ one of the two files is no error: a gold pair whose ids never appear in the inpu
 negative, a predicted pair with ids the gold does not know is a false positive. In both files, \
 one byte-order mark (U+FEFF) at the start of a line is dropped, empty lines are skipped, and a \
 line with one field, an empty id or label, or a pair of an id with itself (`a<TAB>a`) is an \
-error. Both are read as UTF-8: a file saved as UTF-16 (line 1 starts with FF FE or FE FF) is \
-noted on standard error, as its ids would match no others.
+error. Both are read as UTF-8: a file that starts with the byte-order mark of UTF-16 or UTF-32 \
+(FF FE, FE FF, ...) is noted on standard error, as its ids would match no others.
 
 When a ratio is 0/0 it is given the value that no evidence contradicts: precision is 1 when no \
 pair is predicted, recall is 1 when the gold has no pairs, and F1 is 1 when both are empty (and \
@@ -145,9 +145,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut gold_file = RecordReader::open(&args.gold)?;
     let mut out = args.io.create_output()?;
     let mut ids = Ids::default();
-    let gold_name = sh_core::file_name(&args.gold);
-    let gold = read_gold(&mut gold_file, &gold_name, args.gold_format, &mut ids)
-        .map_err(|e| e.in_file(&args.gold))?;
+    note_unicode_mark(&mut gold_file, Some(&sh_core::file_name(&args.gold)))?;
+    let gold =
+        read_gold(&mut gold_file, args.gold_format, &mut ids).map_err(|e| e.in_file(&args.gold))?;
+    // Looked at once the gold is read: the pairs may come from a pipeline still at work.
+    note_unicode_mark(&mut input, None)?;
     let uses_distance = args.k.is_some() || args.by_distance;
     let (predicted, largest) = read_predicted(&mut input, &mut ids, uses_distance)?;
     let counts = predicted.tally(&gold);
@@ -169,12 +171,7 @@ pub fn run(args: Args) -> Result<()> {
 const TOO_MANY_IDS: &str = "too many distinct ids";
 const TOO_MANY_IDS_LIMIT: &[u8] = b"the limit is 4294967294";
 
-fn read_gold(
-    reader: &mut RecordReader,
-    name: &str,
-    format: GoldFormat,
-    ids: &mut Ids,
-) -> Result<Gold> {
+fn read_gold(reader: &mut RecordReader, format: GoldFormat, ids: &mut Ids) -> Result<Gold> {
     // The caller names the file. A line is quoted as it was read, without a byte-order mark
     // at its start, as sh-tokenize quotes it.
     let gold_error = |line, what: &str, text: &[u8]| Error::input(line, what, without_bom(text));
@@ -183,7 +180,6 @@ fn read_gold(
             let mut pairs = std::collections::HashSet::new();
             let (mut scratch, mut spelling) = (Vec::new(), [itoa::Buffer::new(); 2]);
             while let Some((line, record)) = reader.next_numbered()? {
-                note_utf16(Some(name), line, record);
                 let (a, b) = match parse::pair(record, &mut scratch, &mut spelling) {
                     Ok(Some((a, b, _))) => (a, b),
                     Ok(None) => continue,
@@ -199,7 +195,6 @@ fn read_gold(
         GoldFormat::Labels => {
             let mut labels = LabelsBuilder::default();
             while let Some((line, record)) = reader.next_numbered()? {
-                note_utf16(Some(name), line, record);
                 let (id, label) = match parse::label(record) {
                     Ok(Some(fields)) => fields,
                     Ok(None) => continue,
@@ -242,7 +237,6 @@ fn read_predicted(
     let mut largest = 0;
     let (mut scratch, mut spelling) = (Vec::new(), [itoa::Buffer::new(); 2]);
     while let Some((line, record)) = reader.next_numbered()? {
-        note_utf16(None, line, record);
         let (a, b, pair) = match parse::pair(record, &mut scratch, &mut spelling) {
             Ok(Some(pair)) => pair,
             Ok(None) => continue,
@@ -350,7 +344,7 @@ pub fn score(predicted: &[u8], gold: &[u8], format: GoldFormat) -> Result<Score>
         RecordReader::new(std::io::Cursor::new(bytes.to_vec()), name.to_string())
     };
     let mut ids = Ids::default();
-    let gold = read_gold(&mut reader(gold, "gold"), "gold", format, &mut ids)?;
+    let gold = read_gold(&mut reader(gold, "gold"), format, &mut ids)?;
     let (pairs, _) = read_predicted(&mut reader(predicted, "input"), &mut ids, false)?;
     let (tp, fp) = pairs.tally(&gold).iter().fold((0, 0), |(tp, fp), &(t, f)| (tp + t, fp + f));
     Ok(Score::new(tp, fp, gold.pair_count()))

@@ -2,7 +2,7 @@
 //! forms (plain lines, `ID<TAB>TEXT` with --with-id, JSON objects with --json) live here, so
 //! that sh-tokenize and sh-fingerprint read a line the same way.
 
-use sh_core::record::{note_utf16, split_nonempty_id, without_bom, EMPTY_ID};
+use sh_core::record::{split_nonempty_id, without_bom, EMPTY_ID};
 use sh_core::{Error, Result};
 
 use crate::json::{Document, JsonReader};
@@ -38,14 +38,11 @@ impl Documents {
 
     /// The id and text of `record`, input line `line`; bad input is an error on that line.
     /// A byte-order mark at the start of the line is no part of either ([`without_bom`]).
-    /// Line 1 starting with a UTF-16 mark is read as every line is, with a note
-    /// ([`note_utf16`]).
     pub fn split<'a>(
         &'a mut self,
         line: u64,
         record: &'a [u8],
     ) -> Result<(Option<&'a [u8]>, &'a [u8])> {
-        note_utf16(None, line, record);
         let record = without_bom(record);
         match self {
             Documents::Plain => Ok((None, record)),

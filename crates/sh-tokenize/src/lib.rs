@@ -24,11 +24,12 @@ Split text into tokens: the first stage of the sh-tools pipeline \
 Input is one document per line. Lines end in LF; one CR before the LF is dropped and a last line \
 without LF is read too. A byte-order mark (U+FEFF, bytes EF BB BF) at the start of a line is \
 dropped in every mode, on any line (files joined by cat keep theirs); one mark only, a second \
-is the line's first character. A file saved as UTF-16 (line 1 starts with FF FE or FE FF, its \
-byte-order mark) is read as UTF-8 all the same, where its text is garbage, with a note on \
-standard error: convert it first (iconv -f UTF-16 -t UTF-8). With --with-id a line is ID<TAB>TEXT: the id is everything \
-before the first TAB and is copied to the output byte for byte; a line without a TAB has no id, \
-and a line that starts with a TAB (an empty id) is an error.
+is the line's first character. Text is UTF-8: a file saved as UTF-16 or UTF-32 is read as \
+UTF-8 all the same, where it is garbage; when the input starts with such a file's byte-order \
+mark (FF FE, FE FF, FF FE 00 00 or 00 00 FE FF), a note on standard error says so, and how to \
+convert it (iconv -f UTF-16 -t UTF-8). With --with-id a line is ID<TAB>TEXT: the id is \
+everything before the first TAB and is copied to the output byte for byte; a line without a \
+TAB has no id, and a line that starts with a TAB (an empty id) is an error.
 
 Output is exactly one line for each input line, in the same order: the document's tokens \
 separated by single spaces, after ID<TAB> when the document has an id. A document without \
@@ -147,6 +148,7 @@ pub fn run(args: Args) -> sh_core::Result<()> {
     let mut documents = args.documents()?;
     let mut input = args.io.open_input()?;
     let mut output = args.io.create_output()?;
+    sh_core::record::note_unicode_mark(&mut input, None)?;
     let mut progress = Progress::new(args.quiet, "documents");
     let result = tokenize_lines(&args, &mut documents, &mut input, &mut output, &mut progress);
     // The bar goes away before an error message is printed.
