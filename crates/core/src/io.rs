@@ -186,9 +186,11 @@ impl RecordReader {
         }
     }
 
-    /// The next bytes of the input, `want` of them (fewer only where the input ends first),
-    /// without taking them: what the next record starts with, seen before the records are read.
-    /// A regular file not read yet is read at its position by another call and left where it
+    /// The next bytes of the input, up to `want` of them, without taking them: what the next
+    /// record starts with, seen before the records are read. Fewer where the input ends first,
+    /// or from a stream once a line end is among them: a line typed at a terminal, or sent by a
+    /// program that waits for its answer, is all there is to read until it is answered. A
+    /// regular file not read yet is read at its position by another call and left where it
     /// was, so that [`RecordReader::take_file`] still hands it over whole.
     pub fn peek(&mut self, want: usize) -> Result<Vec<u8>> {
         if let (Some(file), 0, true, false) =
@@ -210,7 +212,10 @@ impl RecordReader {
             bytes.truncate(got);
             return Ok(bytes);
         }
-        while self.end - self.start < want && !self.at_eof {
+        while self.end - self.start < want
+            && !self.at_eof
+            && crate::record::find_byte(&self.data[self.start..self.end], b'\n').is_none()
+        {
             self.refill()?;
         }
         let end = self.end.min(self.start + want);
