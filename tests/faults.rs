@@ -417,6 +417,38 @@ fn output_into_a_missing_directory_or_onto_a_directory_is_exit_1() {
     assert!(entries(dir.path()).is_empty(), "nothing left behind");
 }
 
+/// The commands that look at their input's start (for a UTF-16 mark) do it once the output is
+/// open: an output that cannot be made is told at once, while the input is a pipe that is
+/// kept open and has sent nothing yet, not when it sends something.
+#[test]
+fn an_output_that_cannot_be_made_is_told_before_the_input_is_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("out.txt");
+    let gold = dir.path().join("gold");
+    std::fs::write(&gold, "a\tb\n").unwrap();
+    let commands: [(&str, &[&str]); 5] = [
+        ("sh-tokenize", &[]),
+        ("sh-fingerprint", &["-j", "1"]),
+        ("sh-fingerprint", &["-j", "2"]),
+        ("sh-fingerprint", &["-j", "2", "-i", "-"]),
+        ("sh-score", &["--gold", path_str(&gold)]),
+    ];
+    for (name, args) in commands {
+        let args = [args, &["-o", path_str(&missing)]].concat();
+        let mut child = spawn(name, &args, Stdio::null());
+        let stdin = child.stdin.take(); // kept open: nothing is sent, and no end
+        let stderr = read_stderr(&mut child);
+        let status = wait_briefly(&mut child);
+        drop(stdin);
+        assert_eq!(status.code(), Some(1), "{name} {args:?}");
+        let expected = format!(
+            "{name}: error: cannot create output '{}': No such file or directory (os error 2)\n",
+            missing.display()
+        );
+        assert_eq!(stderr.join().unwrap(), expected);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // An existing --output file is replaced only by a run that succeeds.
 

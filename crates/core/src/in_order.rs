@@ -176,8 +176,26 @@ where
     N: Fn() -> D + Sync,
     D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
 {
+    map_lines_in_order_after(input, open_output, |_| {}, progress, spread, new_worker)
+}
+
+/// [`map_lines_in_order`], `before_reading` given the input once the output is open and
+/// before any line is read: to look at the input's start ([`RecordReader::peek`]) without
+/// keeping an output that cannot be made untold while the input is waited for.
+pub fn map_lines_in_order_after<D, N>(
+    input: &mut RecordReader,
+    open_output: impl FnOnce() -> Result<Output> + Send,
+    before_reading: impl FnOnce(&mut RecordReader),
+    progress: Progress,
+    spread: Spread,
+    new_worker: N,
+) -> Result<()>
+where
+    N: Fn() -> D + Sync,
+    D: FnMut(u64, &[u8], &mut Vec<u8>) -> Result<()>,
+{
     if spread.threads <= 1 {
-        return map_lines_here(input, open_output, progress, new_worker());
+        return map_lines_here(input, open_output, before_reading, progress, new_worker());
     }
     let threads = spread.threads;
     let (free, free_chunks) = channel();
@@ -221,10 +239,11 @@ where
             Err((open_output, progress)) => {
                 drop(to_do); // the threads started end, finding no work
                 join(workers);
-                return map_lines_here(input, open_output, progress, new_worker());
+                return map_lines_here(input, open_output, before_reading, progress, new_worker());
             }
         };
         if output_opened.recv().is_ok() {
+            before_reading(input);
             let chunk_bytes = spread.chunk_bytes.max(1);
             match input.take_file() {
                 Some((handle, at)) => {
@@ -257,6 +276,7 @@ fn join(workers: Vec<ScopedJoinHandle<'_, ()>>) {
 fn map_lines_here<D>(
     input: &mut RecordReader,
     open_output: impl FnOnce() -> Result<Output>,
+    before_reading: impl FnOnce(&mut RecordReader),
     mut progress: Progress,
     mut document: D,
 ) -> Result<()>
@@ -265,6 +285,7 @@ where
 {
     let written = (|| {
         let mut output = open_output()?;
+        before_reading(input);
         let mut line_out = Vec::new();
         while let Some((line, record)) = input.next_numbered()? {
             line_out.clear();

@@ -56,9 +56,11 @@ pub fn unicode_mark(text: &[u8]) -> Option<(&'static str, &'static str)> {
 /// UTF-8): documents fingerprinted so are of no use and ids read so match no other's, which
 /// without the note would go unseen. The start of the input alone is looked at: the note is
 /// for a file saved so, which starts with the mark, and it comes once however the input is
-/// then cut (threads, blocks of a file).
-pub fn note_unicode_mark(reader: &mut crate::RecordReader, file: Option<&str>) -> Result<()> {
-    if let Some((mark, encoding)) = unicode_mark(&reader.peek(4)?) {
+/// then cut (threads, blocks of a file). A read that fails here leaves the error to the
+/// reading of the lines, which reports it.
+pub fn note_unicode_mark(reader: &mut crate::RecordReader, file: Option<&str>) {
+    let Ok(start) = reader.peek(4) else { return };
+    if let Some((mark, encoding)) = unicode_mark(&start) {
         let file = file.map(|f| format!("{f}: ")).unwrap_or_default();
         crate::cli::note(format_args!(
             "{file}line 1 starts with {mark}, the byte-order mark of {encoding}: the input is \
@@ -66,7 +68,6 @@ pub fn note_unicode_mark(reader: &mut crate::RecordReader, file: Option<&str>) -
              {encoding} -t UTF-8)"
         ));
     }
-    Ok(())
 }
 
 /// [`split_id`] for the stages that read ids: an empty id (a record that starts with a TAB) is

@@ -55,7 +55,6 @@ pub fn run(args: Args) -> Result<()> {
         table,
     };
     let mut input = args.io.open_input()?;
-    sh_core::record::note_unicode_mark(&mut input, None)?;
     match args.bits {
         Width::Bits64 => fingerprint::<1>(&args, &recipe, &mut input),
         Width::Bits128 => fingerprint::<2>(&args, &recipe, &mut input),
@@ -72,9 +71,12 @@ fn fingerprint<const WORDS: usize>(
     let threads = args.threads.map_or_else(all_cores, |n| n as usize);
     let progress = Progress::new(args.quiet, "documents");
     let spread = args.chunks.spread(threads);
-    map_lines_in_order(
+    // The input's start is looked at once the output is open (an output that cannot be made is
+    // told at once, not once the input comes).
+    sh_core::in_order::map_lines_in_order_after(
         input,
         || args.io.create_output(),
+        |input| sh_core::record::note_unicode_mark(input, None),
         progress,
         spread,
         || {

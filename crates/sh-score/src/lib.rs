@@ -145,11 +145,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut gold_file = RecordReader::open(&args.gold)?;
     let mut out = args.io.create_output()?;
     let mut ids = Ids::default();
-    note_unicode_mark(&mut gold_file, Some(&sh_core::file_name(&args.gold)))?;
+    note_unicode_mark(&mut gold_file, Some(&sh_core::file_name(&args.gold)));
     let gold =
         read_gold(&mut gold_file, args.gold_format, &mut ids).map_err(|e| e.in_file(&args.gold))?;
     // Looked at once the gold is read: the pairs may come from a pipeline still at work.
-    note_unicode_mark(&mut input, None)?;
+    note_unicode_mark(&mut input, None);
     let uses_distance = args.k.is_some() || args.by_distance;
     let (predicted, largest) = read_predicted(&mut input, &mut ids, uses_distance)?;
     let counts = predicted.tally(&gold);

@@ -27,7 +27,7 @@ dropped in every mode, on any line (files joined by cat keep theirs); one mark o
 is the line's first character. Text is UTF-8: a file saved as UTF-16 or UTF-32 is read as \
 UTF-8 all the same, where it is garbage; when the input starts with such a file's byte-order \
 mark (FF FE, FE FF, FF FE 00 00 or 00 00 FE FF), a note on standard error says so, and how to \
-convert it (iconv -f UTF-16 -t UTF-8). With --with-id a line is ID<TAB>TEXT: the id is \
+convert it (iconv -f UTF-16 -t UTF-8, or -f UTF-32). With --with-id a line is ID<TAB>TEXT: the id is \
 everything before the first TAB and is copied to the output byte for byte; a line without a \
 TAB has no id, and a line that starts with a TAB (an empty id) is an error.
 
@@ -148,7 +148,7 @@ pub fn run(args: Args) -> sh_core::Result<()> {
     let mut documents = args.documents()?;
     let mut input = args.io.open_input()?;
     let mut output = args.io.create_output()?;
-    sh_core::record::note_unicode_mark(&mut input, None)?;
+    sh_core::record::note_unicode_mark(&mut input, None);
     let mut progress = Progress::new(args.quiet, "documents");
     let result = tokenize_lines(&args, &mut documents, &mut input, &mut output, &mut progress);
     // The bar goes away before an error message is printed.
