@@ -134,3 +134,22 @@ fn output_file_is_written_and_kept_on_failure() {
     std::fs::write(&input, "x\ty\t0\n").unwrap();
     assert_eq!(cluster(&["-i", input.to_str().unwrap()], ""), "x\ty\n");
 }
+
+/// Pairs saved as UTF-16 are read as UTF-8, as any input is, with a note: each of their lines
+/// still reads as a pair, of ids that are no others, and without a final LF nothing else says
+/// so. A mark on a later line gives none.
+#[test]
+fn pairs_saved_as_utf16_are_noted() {
+    let note = "sh-cluster: note: line 1 starts with FF FE, the byte-order mark of UTF-16: the \
+                input is read as UTF-8, and UTF-16 text read so is garbage; convert it first \
+                (iconv -f UTF-16 -t UTF-8)\n";
+    let pairs: Vec<u8> = "\u{feff}a\tb\nb\tc".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let out = run("sh-cluster", &[], pairs);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, note);
+    // One cluster of three odd ids, each letter between NUL bytes.
+    assert_eq!(out.stdout, b"\xff\xfea\x00\t\x00b\x00\t\x00c\x00\n");
+    let later = run("sh-cluster", &[], &b"a\tb\n\xff\xfec\td\n"[..]);
+    assert_eq!((later.code, later.stderr.as_str()), (Some(0), ""));
+    assert_eq!(later.stdout, b"a\tb\n\xff\xfec\td\n");
+}

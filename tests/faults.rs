@@ -426,8 +426,9 @@ fn an_output_that_cannot_be_made_is_told_before_the_input_is_waited_for() {
     let missing = dir.path().join("no-such-dir").join("out.txt");
     let gold = dir.path().join("gold");
     std::fs::write(&gold, "a\tb\n").unwrap();
-    let commands: [(&str, &[&str]); 5] = [
+    let commands: [(&str, &[&str]); 6] = [
         ("sh-tokenize", &[]),
+        ("sh-cluster", &[]),
         ("sh-fingerprint", &["-j", "1"]),
         ("sh-fingerprint", &["-j", "2"]),
         ("sh-fingerprint", &["-j", "2", "-i", "-"]),

@@ -30,7 +30,8 @@ further elements (numbers, strings, true, false, null) are ignored. Empty lines 
 id is its text, compared byte for byte: `7`, the JSON number 7 and the JSON string \"7\" are one \
 id, `007` is another. A line with one field, an empty id, broken JSON, an id holding a TAB or a \
 line feed, or fewer than two elements is an error. (So a TSV line cannot start with an id that \
-begins with `[`.)
+begins with `[`.) Input is read as UTF-8: a list of pairs saved as UTF-16 or UTF-32 (its first \
+bytes the encoding's byte-order mark) is noted on standard error, as its ids are no others.
 
 Output: the clusters with at least --min-size members (a self-pair `a<TAB>a` alone makes a \
 cluster of one). The members of a cluster come in order of their first appearance in the input, \
@@ -104,6 +105,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut out = args.io.create_output()?;
+    sh_core::record::note_unicode_mark(&mut input, None);
     let mut progress = Progress::new(args.quiet, "pairs read");
     let (names, sets) = read_pairs(&mut input, &mut progress)?;
     progress.finish();
