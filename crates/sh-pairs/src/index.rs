@@ -9,12 +9,16 @@
 use sh_core::fingerprint::Fingerprint;
 
 mod buckets;
+mod neighbours;
+mod record_set;
 
 pub(crate) use buckets::bucket_runs;
 use buckets::{
     bucket_bits, bucket_starts, deal_into_buckets, sort_buckets, top_bits, Buckets, Found,
     LOOKUP_BUCKET, PARALLEL_FROM, SORT_BUCKET,
 };
+pub use neighbours::Neighbours;
+pub use record_set::RecordSet;
 use sh_core::memory::prefer_huge_pages;
 use sh_core::threads::spawn_or_run;
 
@@ -329,107 +333,6 @@ impl Index {
 /// Fingerprints whose binary searches [`Index::groups_of_fingerprints`] takes side by side.
 const LOOK_UP_TOGETHER: usize = 64;
 
-/// A set of records as one bit each.
-#[derive(Debug)]
-pub struct RecordSet {
-    words: Vec<u64>,
-}
-
-impl RecordSet {
-    fn new(records: usize) -> RecordSet {
-        RecordSet { words: vec![0; records.div_ceil(64)] }
-    }
-
-    fn insert(&mut self, r: RecordIndex) {
-        self.words[r as usize / 64] |= 1 << (r % 64);
-    }
-
-    /// How many records the set holds.
-    pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-
-    pub fn contains(&self, r: RecordIndex) -> bool {
-        self.words[r as usize / 64] >> (r % 64) & 1 == 1
-    }
-
-    /// The records of the set from `start` to below `end`, ascending (64 records without a
-    /// partner passed over at once).
-    pub fn range(
-        &self,
-        start: RecordIndex,
-        end: RecordIndex,
-    ) -> impl Iterator<Item = RecordIndex> + '_ {
-        let first = (start / 64) as usize;
-        self.words
-            .iter()
-            .enumerate()
-            .skip(first)
-            .flat_map(move |(w, &word)| {
-                // The first word's records before `start` left out.
-                let mut bits = if w == first { word & (u64::MAX << (start % 64)) } else { word };
-                std::iter::from_fn(move || {
-                    if bits == 0 {
-                        return None;
-                    }
-                    let bit = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    Some((w * 64) as RecordIndex + bit)
-                })
-            })
-            .take_while(move |&r| r < end)
-    }
-}
-
-/// Near pairs of groups as adjacency lists, each pair stored in both directions.
-#[derive(Debug, Default)]
-pub struct Neighbours {
-    start: Vec<usize>,
-    list: Vec<GroupIndex>,
-}
-
-impl Neighbours {
-    /// From pairs of groups; memory is about 8 bytes per pair here plus the 8 of the pairs.
-    pub fn build(groups: usize, pairs: &[(GroupIndex, GroupIndex)]) -> Neighbours {
-        if pairs.is_empty() {
-            return Neighbours::default();
-        }
-        let mut start = vec![0usize; groups + 1];
-        for &(a, b) in pairs {
-            start[a as usize + 1] += 1;
-            start[b as usize + 1] += 1;
-        }
-        for g in 0..groups {
-            start[g + 1] += start[g];
-        }
-        let mut fill = start.clone();
-        let mut list: Vec<GroupIndex> = vec![0; pairs.len() * 2];
-        for &(a, b) in pairs {
-            list[fill[a as usize]] = b;
-            fill[a as usize] += 1;
-            list[fill[b as usize]] = a;
-            fill[b as usize] += 1;
-        }
-        Neighbours { start, list }
-    }
-
-    /// How many pairs of groups there are.
-    pub fn pair_count(&self) -> usize {
-        self.list.len() / 2
-    }
-
-    pub fn of(&self, g: GroupIndex) -> &[GroupIndex] {
-        if self.start.is_empty() {
-            return &[];
-        }
-        &self.list[self.start[g as usize]..self.start[g as usize + 1]]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,35 +527,5 @@ mod tests {
             assert_eq!(paired.range(0, 2).collect::<Vec<_>>(), [0, 1]);
             assert_eq!(paired.range(1, 3).collect::<Vec<_>>(), [1, 2]);
         }
-    }
-
-    #[test]
-    fn a_record_set_lists_its_records_in_order() {
-        let records: Vec<RecordIndex> = vec![0, 5, 63, 64, 65, 127, 128, 200, 255, 256, 1000];
-        let mut set = RecordSet::new(1001);
-        for &r in &records {
-            set.insert(r);
-        }
-        let ends = [0, 1, 5, 6, 63, 64, 65, 128, 129, 256, 257, 1000, 1001];
-        for start in ends {
-            for end in ends {
-                let expected: Vec<RecordIndex> =
-                    records.iter().copied().filter(|&r| r >= start && r < end).collect();
-                let found: Vec<RecordIndex> = set.range(start, end).collect();
-                assert_eq!(found, expected, "from {start} below {end}");
-            }
-        }
-        assert_eq!(RecordSet::new(0).range(0, 10).count(), 0);
-        assert_eq!(RecordSet::new(100).range(200, 300).count(), 0);
-    }
-
-    #[test]
-    fn neighbours_in_both_directions() {
-        let n = Neighbours::build(4, &[(0, 2), (2, 3)]);
-        assert_eq!(n.of(0), [2]);
-        assert_eq!(n.of(1), [] as [u32; 0]);
-        assert_eq!(n.of(2), [0, 3]);
-        assert_eq!(n.of(3), [2]);
-        assert_eq!(Neighbours::build(4, &[]).of(3), [] as [u32; 0]);
     }
 }

@@ -2,17 +2,18 @@
 //! built in one reused `Vec` and written with one call: nothing is allocated per line or token.
 //!
 //! Bytes below 0x80 are classified and lowercased through a per-mode table. Other characters are
-//! decoded and looked up in a table of their Unicode properties, built from the Unicode crates
-//! the first time it is needed: the crates' own lookups (general category, then script) and
-//! `to_lowercase` cost far more than the rest of the work per character.
-
-use std::sync::OnceLock;
+//! decoded and looked up in a table of their Unicode properties (`tokenizer/properties.rs`),
+//! built from the Unicode crates the first time it is needed: the crates' own lookups (general
+//! category, then script) and `to_lowercase` cost far more than the rest of the work per
+//! character.
 
 use bstr::decode_utf8;
-use unicode_general_category::{get_general_category, GeneralCategory};
-use unicode_script::{Script, UnicodeScript};
 
 use crate::runs::Runs;
+
+mod properties;
+
+use properties::{properties, CHANGED_BY_LOWERCASE, DIGIT, KANJI_OR_KANA, LETTER, MARK, SPACE};
 
 /// How text is cut into tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -311,82 +312,12 @@ fn ascii_class(mode: Mode, byte: u8) -> Class {
     }
 }
 
-// The Unicode properties of a character that the modes look at, as bits of one byte.
-const LETTER: u8 = 1;
-const DIGIT: u8 = 1 << 1;
-const MARK: u8 = 1 << 2;
-const KANJI_OR_KANA: u8 = 1 << 3;
-const SPACE: u8 = 1 << 4;
-const CHANGED_BY_LOWERCASE: u8 = 1 << 5;
-
-/// The properties of a character: from a table for the Basic Multilingual Plane, which holds
-/// nearly all text, and computed for the rest.
-#[inline]
-fn properties(ch: char) -> u8 {
-    static BMP: OnceLock<Box<[u8]>> = OnceLock::new();
-    let bmp = BMP.get_or_init(|| {
-        (0..=0xFFFF).map(|code| char::from_u32(code).map_or(0, compute_properties)).collect()
-    });
-    match bmp.get(ch as usize) {
-        Some(&properties) => properties,
-        None => compute_properties(ch),
-    }
-}
-
-fn compute_properties(ch: char) -> u8 {
-    let category = get_general_category(ch);
-    let mut properties = 0;
-    if is_letter(category) {
-        properties |= LETTER;
-        if in_kanji_or_kana_script(ch) {
-            properties |= KANJI_OR_KANA;
-        }
-    }
-    if category == GeneralCategory::DecimalNumber {
-        properties |= DIGIT;
-    }
-    if is_mark(category) {
-        properties |= MARK;
-    }
-    if ch.is_whitespace() {
-        properties |= SPACE;
-    }
-    let mut lower = ch.to_lowercase();
-    if !(lower.next() == Some(ch) && lower.next().is_none()) {
-        properties |= CHANGED_BY_LOWERCASE;
-    }
-    properties
-}
-
-fn is_letter(category: GeneralCategory) -> bool {
-    use GeneralCategory::*;
-    matches!(
-        category,
-        UppercaseLetter | LowercaseLetter | TitlecaseLetter | ModifierLetter | OtherLetter
-    )
-}
-
-fn is_mark(category: GeneralCategory) -> bool {
-    use GeneralCategory::*;
-    matches!(category, NonspacingMark | SpacingMark | EnclosingMark)
-}
-
-/// Script_Extensions rather than Script, so that the prolonged sound mark ー (Common by Script)
-/// counts as Kana.
-fn in_kanji_or_kana_script(ch: char) -> bool {
-    let scripts = ch.script_extension();
-    // Common and Inherited contain every script as far as `contains_script` is concerned.
-    !scripts.is_common()
-        && !scripts.is_inherited()
-        && (scripts.contains_script(Script::Han)
-            || scripts.contains_script(Script::Hiragana)
-            || scripts.contains_script(Script::Katakana))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::properties::{is_letter, is_mark};
     use super::*;
     use proptest::prelude::*;
+    use unicode_general_category::{get_general_category, GeneralCategory};
 
     const ALL_MODES: [Mode; 5] = [Mode::Words, Mode::Alpha, Mode::Ascii, Mode::Space, Mode::Chars];
 
@@ -508,29 +439,6 @@ mod tests {
             assert_eq!(word, is_letter(category) || category == GeneralCategory::DecimalNumber);
             assert!(!is_mark(category));
         }
-    }
-
-    #[test]
-    fn kanji_and_kana_by_script_extensions() {
-        for ch in ['漢', '々', 'か', 'カ', 'ー', 'ｱ', 'ｰ', '\u{20000}'] {
-            assert!(properties(ch) & KANJI_OR_KANA != 0, "{ch}");
-        }
-        for ch in ['한', 'ʰ', 'a', '・', '\u{3099}', '〇', 'ㄅ'] {
-            assert!(properties(ch) & KANJI_OR_KANA == 0, "{ch}");
-        }
-    }
-
-    #[test]
-    fn properties_in_the_table_and_outside_it() {
-        assert_eq!(properties('A'), LETTER | CHANGED_BY_LOWERCASE);
-        assert_eq!(properties('ǅ'), LETTER | CHANGED_BY_LOWERCASE);
-        assert_eq!(properties('Ⅻ'), CHANGED_BY_LOWERCASE);
-        assert_eq!(properties('\u{3000}'), SPACE);
-        assert_eq!(properties('\u{301}'), MARK);
-        assert_eq!(properties('٣'), DIGIT);
-        assert_eq!(properties('𐐀'), LETTER | CHANGED_BY_LOWERCASE);
-        assert_eq!(properties('𝟘'), DIGIT);
-        assert_eq!(properties('😀'), 0);
     }
 
     #[test]
