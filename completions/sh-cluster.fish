@@ -5,6 +5,6 @@ json\t'One JSON array per cluster; numeric ids as numbers, others as strings (no
 labels\t'ID<TAB>N for every member, N the cluster\'s number from 1'"
 complete -c sh-cluster -s m -l min-size -d 'Leave out clusters with fewer than N members' -r
 complete -c sh-cluster -l duplicates -d 'Print every member but each cluster\'s first, one id per line: the documents to drop. (No short flag: -d is --distance in sh-pairs.)'
-complete -c sh-cluster -s q -l quiet -d 'Show no progress on standard error'
+complete -c sh-cluster -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-cluster -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-cluster -s V -l version -d 'Print version'

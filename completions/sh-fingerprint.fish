@@ -24,6 +24,6 @@ complete -c sh-fingerprint -l with-id -d 'Read ID<TAB>TEXT lines and put each id
 complete -c sh-fingerprint -l json -d 'Read one JSON object per line'
 complete -c sh-fingerprint -l idf -d 'With --df, weigh every item kept by ln(N / df)'
 complete -c sh-fingerprint -l weighted -d 'sh-hash --weighted, which has no counterpart here (refused with a usage error)'
-complete -c sh-fingerprint -s q -l quiet -d 'Show no progress on standard error'
+complete -c sh-fingerprint -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-fingerprint -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-fingerprint -s V -l version -d 'Print version'

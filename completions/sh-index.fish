@@ -24,7 +24,7 @@ function __fish_sh_index_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c sh-index -n "__fish_sh_index_needs_command" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_needs_command" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-index -n "__fish_sh_index_needs_command" -s V -l version -d 'Print version'
 complete -c sh-index -n "__fish_sh_index_needs_command" -f -a "build" -d 'Write a new index of the input\'s records'
@@ -36,12 +36,12 @@ complete -c sh-index -n "__fish_sh_index_needs_command" -f -a "help" -d 'Print t
 complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s o -l output -d 'The index directory to write' -r -F
 complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s k -l k -d 'The largest K queries may use [default: 6, sh-pairs\' default]' -r
 complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_using_subcommand build" -s h -l help -d 'Print help'
 complete -c sh-index -n "__fish_sh_index_using_subcommand add" -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
-complete -c sh-index -n "__fish_sh_index_using_subcommand add" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_using_subcommand add" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_using_subcommand add" -s h -l help -d 'Print help'
-complete -c sh-index -n "__fish_sh_index_using_subcommand compact" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_using_subcommand compact" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s k -l k -d 'Report records within K bits (at most the index\'s K) [default: the index\'s K]' -r
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
@@ -49,10 +49,10 @@ complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s o -l output 
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s j -l threads -d 'Answer with N threads when many queries are waiting [default: all cores]' -r
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l end-marker -d 'After the answers to each input line (one without a fingerprint too), write a line with a single \'.\', so that a program reading through a pipe knows the answer is complete'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -l stats -d 'At the end, print on standard error how many queries were answered, how fast, and the median, 99th percentile and largest time of an answer'
-complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-index -n "__fish_sh_index_using_subcommand stats" -l verify -d 'Also check every block\'s checksum (reads the whole index)'
-complete -c sh-index -n "__fish_sh_index_using_subcommand stats" -s q -l quiet -d 'No progress line on standard error'
+complete -c sh-index -n "__fish_sh_index_using_subcommand stats" -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-index -n "__fish_sh_index_using_subcommand stats" -s h -l help -d 'Print help'
 complete -c sh-index -n "__fish_sh_index_using_subcommand help; and not __fish_seen_subcommand_from build add compact query stats help" -f -a "build" -d 'Write a new index of the input\'s records'
 complete -c sh-index -n "__fish_sh_index_using_subcommand help; and not __fish_seen_subcommand_from build add compact query stats help" -f -a "add" -d 'Add the input\'s records to an index, as a new segment'

@@ -10,7 +10,7 @@ complete -c sh-pairs -l format -d 'Output format' -r -f -a "tsv\t'ID_A<TAB>ID_B<
 json\t'One JSON array per line: without ids `[FP_A, FP_B]`, the two fingerprints, smaller first (what seomoz\'s simhash-find-all prints; wide ones as "0x..." strings); with ids `["ID_A", "ID_B", DISTANCE]`, bytes of an id that are not UTF-8 replaced by U+FFFD (so ids that differ only there print alike; the TSV output keeps them as they came)'"
 complete -c sh-pairs -l sparse -d 'For clustering at scale: write only enough pairs to connect the same clusters. Records sharing a fingerprint give a chain (r1-r2, r2-r3, ...), and two near fingerprints give one pair, their first records. sh-cluster finds the same clusters as from all pairs, and the output grows linearly with the number of duplicates'
 complete -c sh-pairs -l stats -d 'Print records, tables, candidates compared, pairs and time to stderr'
-complete -c sh-pairs -s q -l quiet -d 'No progress on stderr'
+complete -c sh-pairs -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-pairs -l map -d 'Map step: for each record and table (of each word, for wide fingerprints), print KEY<TAB>FINGERPRINT<TAB>LINE[<TAB>ID] (see Map/reduce above). Needs --blocks'
 complete -c sh-pairs -l reduce -d 'Reduce step: read map lines sorted by KEY, print the pairs each group\'s table reports. Needs the --blocks, --distance and --word-k of the map'
 complete -c sh-pairs -l numbered -d 'With --map: input lines are LINE<TAB>[ID<TAB>]FINGERPRINT, LINE the line number in the whole input. With --reduce: print LINE_A<TAB>LINE_B<TAB> before each pair'

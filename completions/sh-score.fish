@@ -8,6 +8,6 @@ complete -c sh-score -s f -l format -d 'How to print the score' -r -f -a "text\t
 tsv\t'TAB-separated columns with a header, ratios in full'
 json\t'One JSON object per row'"
 complete -c sh-score -l by-distance -d 'One row for each K from 0 to the largest distance in the input (or to --distance): the scores of sh-pairs -k 0, -k 1, … from one run at the largest K'
-complete -c sh-score -s q -l quiet -d 'Show no progress on standard error (this command shows none; every command takes --quiet, so that scripts can pass it to all)'
+complete -c sh-score -s q -l quiet -d 'Show no notes on standard error (errors are always shown; this command shows no progress; every command takes --quiet, so that scripts can pass it to all)'
 complete -c sh-score -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-score -s V -l version -d 'Print version'

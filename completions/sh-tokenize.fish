@@ -10,6 +10,6 @@ complete -c sh-tokenize -l id-field -d 'With --json, the field that holds the id
 complete -c sh-tokenize -l keep-case -d 'Keep tokens as they are instead of lowercasing them'
 complete -c sh-tokenize -l with-id -d 'Read ID<TAB>TEXT lines and put each id in front of its tokens'
 complete -c sh-tokenize -l json -d 'Read one JSON object per line'
-complete -c sh-tokenize -s q -l quiet -d 'Show no progress on standard error'
+complete -c sh-tokenize -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-tokenize -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-tokenize -s V -l version -d 'Print version'

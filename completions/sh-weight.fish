@@ -11,6 +11,6 @@ complete -c sh-weight -s j -l threads -d 'Weigh on N threads, the output in inpu
 complete -c sh-weight -l chunk-bytes -d 'Bytes of input per chunk of lines handed to a thread (for tests of the ordering)' -r
 complete -c sh-weight -l idf -d 'Weigh every item kept by ln(N / df): ITEM:WEIGHT'
 complete -c sh-weight -l weighted -d 'Items are ITEM:WEIGHT; ITEM is looked up and the weight kept (multiplied with --idf)'
-complete -c sh-weight -s q -l quiet -d 'Show no progress'
+complete -c sh-weight -s q -l quiet -d 'Show no progress and no notes on standard error (errors are always shown)'
 complete -c sh-weight -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sh-weight -s V -l version -d 'Print version'

@@ -95,10 +95,16 @@ fn a_utf16_file_is_read_as_it_is_with_a_note() {
     let want = b"\xff\xfed\x001\x00\th e l l o w o r l d\n\x00d\x002\x00\th i\n\n";
     assert_eq!(out.stdout, want);
     let big: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
-    let out = run("sh-tokenize", &["-q"], big);
+    let out = run("sh-tokenize", &[], big.clone());
     assert_eq!(out.code, Some(0));
     assert_eq!(out.stderr, note("FE FF"));
     assert_eq!(out.stdout, b"d 1 h e l l o w o r l d\nd 2 h i\n");
+    // --quiet: the same output, no note.
+    for quiet in ["-q", "--quiet"] {
+        let out = run("sh-tokenize", &[quiet], big.clone());
+        assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""), "{quiet}");
+        assert_eq!(out.stdout, b"d 1 h e l l o w o r l d\nd 2 h i\n");
+    }
     // JSON in UTF-16 is no JSON: the note, then the error at line 1.
     let json: Vec<u8> = "{\"text\": \"a\"}\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
     let out = run("sh-tokenize", &["--json"], [&b"\xff\xfe"[..], &json].concat());

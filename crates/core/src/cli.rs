@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::closed_streams::{closed_stream_error, was_closed_at_start, Stream};
@@ -67,10 +68,15 @@ pub(crate) fn command_name() -> &'static str {
     NAME.get().map_or("sh-tools", String::as_str)
 }
 
+/// Whether `--quiet` was given to the running command: its notes are then not shown.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
 /// Tells the user of something the command goes on with: `NAME: note: MESSAGE` on standard
-/// error.
+/// error, unless the command was given `--quiet`.
 pub fn note(message: impl std::fmt::Display) {
-    eprintln!("{}: note: {message}", command_name());
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("{}: note: {message}", command_name());
+    }
 }
 
 /// Parses the flags, runs the command and exits: 0 on success or when the reader of the output
@@ -78,7 +84,7 @@ pub fn note(message: impl std::fmt::Display) {
 /// usage and flag errors).
 pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) -> ! {
     let _ = NAME.set(name.to_string());
-    let args = match A::try_parse() {
+    let args = match parse::<A>() {
         Ok(args) => args,
         Err(e) if e.use_stderr() && asks_for_help().is_some() => {
             // Help asked for beside a bad flag (`-k 99 --help`): the help, as without it.
@@ -102,6 +108,16 @@ pub fn run_main<A: clap::Parser>(name: &str, run: impl FnOnce(A) -> Result<()>) 
         Err(e) => report(name, &e),
     };
     std::process::exit(code)
+}
+
+/// The command's flags, as `A::try_parse` gives them; a `--quiet` among them (every command
+/// takes it) is noted for [`note`].
+fn parse<A: clap::Parser>() -> std::result::Result<A, clap::Error> {
+    let mut command = <A as clap::CommandFactory>::command();
+    let mut matches = command.try_get_matches_from_mut(std::env::args_os())?;
+    let quiet = matches.try_get_one::<bool>("quiet").ok().flatten().copied().unwrap_or(false);
+    QUIET.store(quiet, Ordering::Relaxed);
+    A::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))
 }
 
 /// Shows what `--help` or `--version` asked for on standard output and exits, 0 once it is

@@ -89,7 +89,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub min_size: u32,
 
-    /// Show no progress on standard error
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -65,8 +65,8 @@ pub struct Args {
     #[command(flatten)]
     pub chunks: ChunkArgs,
 
-    /// Show no progress on standard error (this command shows none; every command takes
-    /// --quiet, so that scripts can pass it to all)
+    /// Show no notes on standard error (errors are always shown; this command shows no
+    /// progress; every command takes --quiet, so that scripts can pass it to all)
     #[arg(short, long)]
     pub quiet: bool,
 }

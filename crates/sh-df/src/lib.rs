@@ -92,7 +92,7 @@ pub struct Args {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Show no progress
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 }
@@ -148,19 +148,19 @@ pub fn run(args: Args) -> Result<()> {
         write_output(&args, |out| write_table(out, header, counts.sorted().iter()))?;
         (header, owed)
     };
-    if header.undercount > 0 && !args.quiet {
+    if header.undercount > 0 {
         if owed == header.undercount {
             // Nothing cut here: the undercount is the tables' own.
-            eprintln!(
-                "sh-df: note: counts may be up to {owed} documents low: the tables merged \
-                 carry that undercount (their first lines' third field)"
-            );
+            sh_core::cli::note(format_args!(
+                "counts may be up to {owed} documents low: the tables merged carry that \
+                 undercount (their first lines' third field)"
+            ));
         } else {
-            eprintln!(
-                "sh-df: note: more than {} distinct items: counts may be up to {} documents \
-                 low (--capacity raises the limit)",
+            sh_core::cli::note(format_args!(
+                "more than {} distinct items: counts may be up to {} documents low \
+                 (--capacity raises the limit)",
                 args.capacity, header.undercount
-            );
+            ));
         }
     }
     Ok(())

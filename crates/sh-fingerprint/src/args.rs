@@ -139,7 +139,7 @@ pub struct Args {
     #[arg(long, hide = true)]
     pub weighted: bool,
 
-    /// Show no progress on standard error
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -57,7 +57,7 @@ pub struct Args {
     #[command(subcommand)]
     pub command: Command,
 
-    /// No progress line on standard error
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long, global = true)]
     pub quiet: bool,
 }

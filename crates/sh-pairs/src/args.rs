@@ -181,7 +181,7 @@ pub struct Args {
     #[arg(long)]
     pub stats: bool,
 
-    /// No progress on stderr
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 

@@ -115,8 +115,8 @@ pub struct Args {
     #[arg(short, long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Show no progress on standard error (this command shows none; every command takes
-    /// --quiet, so that scripts can pass it to all)
+    /// Show no notes on standard error (errors are always shown; this command shows no
+    /// progress; every command takes --quiet, so that scripts can pass it to all)
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -106,7 +106,7 @@ pub struct Args {
     #[arg(long, value_name = "NAME", requires = "json")]
     pub id_field: Option<String>,
 
-    /// Show no progress on standard error
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -194,7 +194,7 @@ pub struct Args {
     #[command(flatten)]
     pub chunks: ChunkArgs,
 
-    /// Show no progress
+    /// Show no progress and no notes on standard error (errors are always shown)
     #[arg(short, long)]
     pub quiet: bool,
 }
