@@ -144,11 +144,15 @@ fn pairs_saved_as_utf16_are_noted() {
                 input is read as UTF-8, and UTF-16 text read so is garbage; convert it first \
                 (iconv -f UTF-16 -t UTF-8)\n";
     let pairs: Vec<u8> = "\u{feff}a\tb\nb\tc".encode_utf16().flat_map(u16::to_le_bytes).collect();
-    let out = run("sh-cluster", &[], pairs);
+    let out = run("sh-cluster", &[], pairs.clone());
     assert_eq!(out.code, Some(0));
     assert_eq!(out.stderr, note);
     // One cluster of three odd ids, each letter between NUL bytes.
     assert_eq!(out.stdout, b"\xff\xfea\x00\t\x00b\x00\t\x00c\x00\n");
+    // --quiet: the same clusters, no note.
+    let quiet = run("sh-cluster", &["--quiet"], pairs);
+    assert_eq!((quiet.code, quiet.stderr.as_str()), (Some(0), ""));
+    assert_eq!(quiet.stdout, out.stdout);
     let later = run("sh-cluster", &[], &b"a\tb\n\xff\xfec\td\n"[..]);
     assert_eq!((later.code, later.stderr.as_str()), (Some(0), ""));
     assert_eq!(later.stdout, b"a\tb\n\xff\xfec\td\n");

@@ -291,7 +291,8 @@ fn help_and_version_that_cannot_be_written_are_errors() {
 
 #[test]
 fn every_command_takes_quiet() {
-    // The manual pages promise --quiet for all; where there is no progress it changes nothing.
+    // The manual pages promise --quiet for all; where there is no progress nor note it changes
+    // nothing.
     let dir = tempfile::tempdir().unwrap();
     let gold = dir.path().join("gold.tsv");
     fs::write(&gold, "a\tb\n").unwrap();
@@ -304,6 +305,51 @@ fn every_command_takes_quiet() {
             assert_eq!(run(name, &with_quiet, input).success(), expected, "{name} {quiet}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input that cannot be read.
+
+#[test]
+fn unreadable_input_is_exit_1_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    let folder = dir.path().join("folder");
+    fs::create_dir(&folder).unwrap();
+    for name in ALL {
+        let result = run(name, &["-i", path_str(&missing)], "");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: cannot open '{}': No such file or directory (os error 2)\n",
+                missing.display()
+            )
+        );
+        let result = run(name, &["-i", path_str(&folder)], "");
+        assert_eq!(result.code, Some(1), "{name}");
+        assert_eq!(
+            result.stderr,
+            format!(
+                "{name}: error: error reading '{}': Is a directory (os error 21)\n",
+                folder.display()
+            )
+        );
+        // Failing to read after the output was opened leaves an existing output as it was.
+        let target = dir.path().join("out.txt");
+        keep_precious(&target);
+        run(name, &["-i", path_str(&folder), "-o", path_str(&target)], "").failure(1, name);
+        assert_untouched(&target, name);
+        assert_eq!(entries(dir.path()), ["folder", "out.txt"], "{name}: no temporary file left");
+    }
+    let result = run("sh-pairs", &["--against", path_str(&missing)], "5\n");
+    assert_eq!(result.code, Some(1));
+    assert_eq!(
+        result.stderr,
+        format!(
+            "sh-pairs: error: cannot open '{}': No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
 }
 
 /// An existing output file that a failed or interrupted run must leave as it was.

@@ -396,6 +396,9 @@ fn a_utf16_file_gives_what_the_stages_give_and_one_note() {
         std::fs::write(&file, &little).unwrap();
         let read = run("sh-fingerprint", &[&args[..], &["-i", name]].concat(), "");
         assert_eq!((read.stdout_str(), read.stderr.as_str()), (piped.stdout_str(), note));
+        // --quiet: the same fingerprints, no note.
+        let quiet = run("sh-fingerprint", &[&args[..], &["-q", "-i", name]].concat(), "");
+        assert_eq!(quiet.success(), piped.stdout_str());
         std::fs::write(&file, later).unwrap();
         let read = run("sh-fingerprint", &[&args[..], &["-i", name]].concat(), "");
         assert_eq!(read.success().lines().count(), 6);

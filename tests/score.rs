@@ -86,6 +86,10 @@ fn a_file_saved_as_utf16_is_noted() {
     assert_eq!(out.code, Some(0));
     assert_eq!(out.stderr, note(&format!("{name}: ")));
     assert_eq!(out.stdout_str(), "tp\tfp\tfn\tprecision\trecall\tf1\n0\t1\t1\t0\t0\t0\n");
+    // --quiet: the same scores, no note.
+    let out = run("sh-score", &["--gold", name, "--format", "tsv", "-q"], "a\tb\t0\n");
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
+    assert_eq!(out.stdout_str(), "tp\tfp\tfn\tprecision\trecall\tf1\n0\t1\t1\t0\t0\t0\n");
     let (_dir, gold) = gold_file("a\tb\n");
     let out = run("sh-score", &["--gold", &gold, "--format", "tsv"], &b"\xfe\xffa\tb\n"[..]);
     assert_eq!(out.code, Some(0));

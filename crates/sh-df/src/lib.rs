@@ -148,7 +148,9 @@ pub fn run(args: Args) -> Result<()> {
         write_output(&args, |out| write_table(out, header, counts.sorted().iter()))?;
         (header, owed)
     };
-    if header.undercount > 0 {
+    // `cli::note` follows the --quiet of the command line; `args.quiet` is checked too for a
+    // caller of `run` as a library.
+    if header.undercount > 0 && !args.quiet {
         if owed == header.undercount {
             // Nothing cut here: the undercount is the tables' own.
             sh_core::cli::note(format_args!(

@@ -44,8 +44,8 @@ pub struct Args {
     #[arg(long)]
     pub weighted: bool,
 
-    /// Show no notes on standard error (errors are always shown; this command shows no
-    /// progress; every command takes --quiet, so that scripts can pass it to all)
+    /// Show no progress and no notes on standard error (this command shows neither; every
+    /// command takes --quiet, so that scripts can pass it to all)
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -34,8 +34,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub window: u32,
 
-    /// Show no notes on standard error (errors are always shown; this command shows no
-    /// progress; every command takes --quiet, so that scripts can pass it to all)
+    /// Show no progress and no notes on standard error (this command shows neither; every
+    /// command takes --quiet, so that scripts can pass it to all)
     #[arg(short, long)]
     pub quiet: bool,
 }
