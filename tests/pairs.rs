@@ -34,41 +34,6 @@ fn ids_identical_fingerprints_and_order() {
 
 /// Ids are names only: two records of one id pair as any two records do, with the id twice, and
 /// sh-cluster takes that self-pair as a cluster of one, which --min-size 1 prints.
-/// A byte-order mark at the start of a line (a file saved by an editor or exported from a
-/// spreadsheet) is dropped, with or without an id, in any line, from a pipe or a file read on
-/// threads; a second one is the line's first character, and an error.
-#[test]
-fn a_byte_order_mark_at_the_start_of_a_line_is_no_part_of_the_record() {
-    let bom = "\u{feff}";
-    let named = format!("{bom}a\t5\nb\t5\n{bom}c\t7\n");
-    assert_eq!(run("sh-pairs", &["-k", "1"], named).success(), "a\tb\t0\na\tc\t1\nb\tc\t1\n");
-    let lone = format!("{bom}5\n5\n{bom}0x7\n");
-    assert_eq!(
-        run("sh-pairs", &["-k", "1"], lone.clone()).success(),
-        "1\t2\t0\n1\t3\t1\n2\t3\t1\n"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("records.txt");
-    // Enough lines for the file to be read in blocks on threads, marks in some of them.
-    let many: String = (0..40_000u64)
-        .map(|n| {
-            if n % 1000 == 7 {
-                format!("{bom}{}\n", n * 1_000_003)
-            } else {
-                format!("{}\n", n * 1_000_003)
-            }
-        })
-        .collect();
-    std::fs::write(&path, &many).unwrap();
-    let without: String = many.replace(bom, "");
-    let from_file = run("sh-pairs", &["-k", "2", "-j", "2", "-i", path.to_str().unwrap()], "");
-    assert_eq!(from_file.success(), run("sh-pairs", &["-k", "2", "-j", "1"], without).success());
-    run("sh-pairs", &[], format!("{bom}{bom}5\n")).failure(
-        1,
-        "sh-pairs: error: line 1: not an unsigned 64-bit integer (decimal or 0x hex): '\\u{FEFF}5'",
-    );
-}
-
 #[test]
 fn a_repeated_id_names_two_records() {
     let pairs = run("sh-pairs", &["-k", "1"], "a\t5\na\t7\nb\t5\n").success().to_string();
