@@ -135,6 +135,17 @@ fn output_file_is_written_and_kept_on_failure() {
     assert_eq!(cluster(&["-i", input.to_str().unwrap()], ""), "x\ty\n");
 }
 
+/// A byte-order mark at the start of a pair line is dropped, as sh-score drops it: the id after
+/// it is the id written elsewhere without one.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_line_is_no_part_of_the_id() {
+    let out = run("sh-cluster", &[], "\u{feff}a\tb\nb\tc\n\u{feff}d\ta\t2\n");
+    assert_eq!(out.success(), "a\tb\tc\td\n");
+    // A second mark is the id's first character.
+    let out = run("sh-cluster", &[], "\u{feff}\u{feff}a\tb\nb\tc\n");
+    assert_eq!(out.success(), "\u{feff}a\tb\tc\n");
+}
+
 /// Pairs saved as UTF-16 are read as UTF-8, as any input is, with a note: each of their lines
 /// still reads as a pair, of ids that are no others, and without a final LF nothing else says
 /// so. A mark on a later line gives none.

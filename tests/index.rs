@@ -153,6 +153,25 @@ fn query_from_a_file_to_a_file() {
     assert_eq!(std::fs::read_to_string(&answers).unwrap(), expected);
 }
 
+/// A byte-order mark at the start of a line is dropped in the records built or added and in
+/// the queries, as sh-pairs drops it.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_line_is_no_part_of_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    let records = "\u{feff}a\t5\nb\t7\n";
+    run("sh-index", &["build", "-k", "1", "-o", path_str(&index)], records).success();
+    run("sh-index", &["add", path_str(&index)], "\u{feff}c\t4\n").success();
+    let answers = run("sh-index", &["query", path_str(&index)], "\u{feff}x\t5\ny\t6\n");
+    assert_eq!(answers.success(), "x\ta\t0\nx\tb\t1\nx\tc\t1\ny\tb\t1\ny\tc\t1\n");
+    // An error quotes the line without the mark dropped.
+    run("sh-index", &["add", path_str(&index)], "\u{feff}d\t0x0123456789abcdef0123456789abcdef\n")
+        .failure(1, "sh-index: error: line 1: a 128-bit fingerprint: sh-index holds 64-bit fingerprints: 'd\\t0x");
+    let mixed = run("sh-index", &["query", path_str(&index)], "x\t5\n\u{feff}6\n");
+    mixed.failure(1, "sh-index: error: line 2: a line without an id among lines with ids: '6'");
+    assert_eq!(mixed.stdout_str(), "x\ta\t0\nx\tb\t1\nx\tc\t1\n");
+}
+
 /// A bad query line ends the run at its number, after the answers of every line before it,
 /// however the input came: a file is read as one batch, but the lines before the fault are
 /// answered as if they had come one at a time (as sh-compute writes the lines before a bad

@@ -32,6 +32,49 @@ fn ids_identical_fingerprints_and_order() {
     assert_eq!(run("sh-pairs", &["-k", "2"], input).success(), expected, "default B");
 }
 
+/// A byte-order mark at the start of a line (a file saved by an editor or exported from a
+/// spreadsheet) is dropped, with or without an id, in any line, from a pipe or a file read on
+/// threads; a second one is the line's first character, and an error.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_line_is_no_part_of_the_record() {
+    let bom = "\u{feff}";
+    let named = format!("{bom}a\t5\nb\t5\n{bom}c\t7\n");
+    assert_eq!(run("sh-pairs", &["-k", "1"], named).success(), "a\tb\t0\na\tc\t1\nb\tc\t1\n");
+    let lone = format!("{bom}5\n5\n{bom}0x7\n");
+    assert_eq!(
+        run("sh-pairs", &["-k", "1"], lone.clone()).success(),
+        "1\t2\t0\n1\t3\t1\n2\t3\t1\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("records.txt");
+    // Enough lines (about 800 KB) for the file to be read in several blocks on threads: near
+    // copies two by two (one bit apart), a mark on every 97th line, so on lines of either kind.
+    let many: String = (0..40_000u64)
+        .map(|n| {
+            let fingerprint = (n / 2).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((n % 2) << (n % 64));
+            let mark = if n % 97 == 3 { bom } else { "" };
+            format!("{mark}{fingerprint}\n")
+        })
+        .collect();
+    std::fs::write(&path, &many).unwrap();
+    let without: String = many.replace(bom, "");
+    let from_file = run("sh-pairs", &["-k", "2", "-j", "2", "-i", path.to_str().unwrap()], "");
+    let expected = run("sh-pairs", &["-k", "2", "-j", "1"], without).success().to_string();
+    assert!(expected.lines().count() >= 20_000, "{} pairs", expected.lines().count());
+    assert_eq!(from_file.success(), expected);
+    run("sh-pairs", &[], format!("{bom}{bom}5\n")).failure(
+        1,
+        "sh-pairs: error: line 1: not an unsigned 64-bit integer (decimal or 0x hex): '\\u{FEFF}5'",
+    );
+    // An error quotes the line without the mark dropped, on the general path and in --map.
+    for flags in [&[][..], &["--map", "-b", "4", "-k", "3"]] {
+        run("sh-pairs", flags, format!("5\n{bom}a\t7\n")).failure(
+            1,
+            "sh-pairs: error: line 2: a line with an id among lines without ids: 'a\\t7'",
+        );
+    }
+}
+
 /// Ids are names only: two records of one id pair as any two records do, with the id twice, and
 /// sh-cluster takes that self-pair as a cluster of one, which --min-size 1 prints.
 #[test]

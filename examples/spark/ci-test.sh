@@ -82,7 +82,9 @@ mkdir -p "$work/local" "$work/spark" "$work/cluster"
 # width), partitions, extra flag (--df: corpus statistics, with sh-df and sh-weight between
 # sh-hash and sh-compute, and --df --min-run 3 with that flag of sh-weight; --bits N: sh-compute --bits N; --min-size N: for sh-cluster;
 # otherwise for sh-pairs). Format graphs: the fingerprints of make_graphs.py
-# (--input-format fingerprints).
+# (--input-format fingerprints); format marked: the same with a byte-order mark at the start of
+# the file and of every seventh line (files an editor saved, joined by cat), which sh-pairs
+# drops and Spark's reader drops at the file's start: the same ids, pairs and clusters.
 runs=(
   "ids-b6-k3-p2 jsonl 6 3 2 -"
   "ids-df-b6-k3-p3 jsonl 6 3 3 --df"
@@ -95,6 +97,7 @@ runs=(
   "ids-w256-default-p3 jsonl - - 3 --bits 256"
   "graphs-b6-k3-p3 graphs 6 3 3 -"
   "graphs-b5-k3-p4-sparse graphs 5 3 4 --sparse"
+  "marked-b6-k3-p3 marked 6 3 3 -"
 )
 
 echo "== local pipeline"
@@ -110,6 +113,8 @@ for format in jsonl text; do
   sh-compute --bits 256 < "$work/local/$format.hashes" > "$work/local/$format-256.fp"
 done
 cp "$work/graphs.fp" "$work/local/graphs.fp"
+awk 'NR % 7 == 1 { printf "\357\273\277" } { print }' "$work/graphs.fp" > "$work/marked.fp"
+cp "$work/marked.fp" "$work/local/marked.fp"
 # The fingerprints a run's pairs come from, and its input file.
 fingerprints_of() { # format, flag
   case "$2" in
@@ -124,6 +129,7 @@ input_of() { # format
     jsonl) echo "$work/docs.jsonl" ;;
     text) echo "$work/docs.txt" ;;
     graphs) echo "$work/graphs.fp" ;;
+    marked) echo "$work/marked.fp" ;;
   esac
 }
 driver_runs=()
@@ -148,14 +154,18 @@ for run in "${runs[@]}"; do
   # give the cluster's number, its line in the tsv output).
   sh-cluster $cluster_flag --format labels < "$local.pairs" \
     | awk -F'\t' 'NR == FNR { first[NR] = $1; next } { print $1 "\t" first[$2] }' "$local.clusters" - > "$local.labels"
-  # --keep: the input lines whose id (the fingerprint line's, or its line number) is not a duplicate.
-  awk -F'\t' 'FILENAME == ARGV[1] { drop[$0]; next }
-    FILENAME == ARGV[2] { n++; id = index($0, "\t") ? $1 : n; if (id in drop) gone[n]; next }
+  # --keep: the input lines whose id (the fingerprint line's, without a byte-order mark at its
+  # start, or its line number) is not a duplicate. Spark's reader drops a mark at the start of
+  # the file, so the first line is kept without it (a mark at the start of a later line stays).
+  LC_ALL=C awk -F'\t' 'FILENAME == ARGV[1] { drop[$0]; next }
+    FILENAME == ARGV[2] { n++; id = index($0, "\t") ? $1 : n; if (substr(id, 1, 3) == "\357\273\277") id = substr(id, 4)
+      if (id in drop) gone[n]; next }
+    FNR == 1 && substr($0, 1, 3) == "\357\273\277" { $0 = substr($0, 4) }
     !(FNR in gone)' "$local.duplicates" "$fp" "$(input_of "$format")" > "$local.kept"
   case "$format" in
     jsonl) input="--input-format jsonl --id-field id" ;;
     text) input="--input-format text" ;;
-    graphs) input="--input-format fingerprints" ;;
+    graphs | marked) input="--input-format fingerprints" ;;
   esac
   out="$work/spark/$name"
   driver_runs+=("--bin-dir . --input $(input_of "$format") $input $b_flag $k_flag --partitions $p $flag --labels --output $out --keep $out/kept")
@@ -248,7 +258,7 @@ for run in "${runs[@]}"; do
   if [ "${flag%% *}" = --df ]; then
     check "$name: document-frequency table ($(wc -l < "$spark.df") lines)" "$work/local/$format.df" "$spark.df"
   fi
-  [ "$format" = graphs ] || check "$name: fingerprints" "$(fingerprints_of "$format" "$flag")" "$spark.fingerprints"
+  [ "$format" = graphs ] || [ "$format" = marked ] || check "$name: fingerprints" "$(fingerprints_of "$format" "$flag")" "$spark.fingerprints"
   LC_ALL=C sort "$local.pairs" > "$local.sorted"
   LC_ALL=C sort "$spark.pairs" > "$spark.sorted"
   check "$name: sorted pairs ($(wc -l < "$spark.pairs") pairs)" "$local.sorted" "$spark.sorted"
@@ -258,7 +268,7 @@ for run in "${runs[@]}"; do
   check "$name: labels" "$local.labels" "$spark.labels"
   check "$name: kept documents ($(wc -l < "$spark.kept") of $(wc -l < "$(input_of "$format")"))" "$local.kept" "$spark.kept"
   # Meaningful data: identical and near fingerprints in each run, clusters and the graphs' shapes.
-  if [ "$format" = graphs ]; then
+  if [ "$format" = graphs ] || [ "$format" = marked ]; then
     sizes="$(awk -F'\t' '{ print NF }' "$local.clusters" | sort -n | tr '\n' ' ')"
     [ "$sizes" = "151 151 151 151 2000 3000 4050 " ] || fail "$name: the graphs' clusters are not 4 stars, 2 chains and the giant: $sizes"
   else

@@ -39,7 +39,8 @@ print): OUTPUT/fingerprints, OUTPUT/pairs (sh-pairs), OUTPUT/clusters (sh-cluste
 a line), OUTPUT/duplicates (sh-cluster --duplicates: the documents to drop), with --labels
 OUTPUT/labels (ID<TAB>LABEL, LABEL the id of the cluster's first member, the one kept), with
 --df OUTPUT/df (the table sh-df writes for the whole input), with --keep DIR the input lines of
-the documents kept. --clusters FILE, for small runs only, also streams the clusters to one file
+the documents kept (as Spark reads them: without a byte-order mark at the start of a file,
+which its reader drops). --clusters FILE, for small runs only, also streams the clusters to one file
 on the driver: the one path that brings clusters (or pairs) to the driver.
 
 Corpus statistics (--df): sh-df runs on each partition of the hashes, the tables are added up
@@ -509,8 +510,10 @@ def clusters(sc, args, pairs, partitions):
 
 def document_id(record):
     """((FINGERPRINT LINE, INDEX)) as (ID, INDEX): the id, or the 1-based line number that names
-    a record without one, as sh-pairs names it."""
+    a record without one, as sh-pairs names it (a byte-order mark at the line's start is no
+    part of the id: sh-pairs drops it)."""
     line, index = record
+    line = line.removeprefix("\ufeff")
     ident, tab, _ = line.partition("\t")
     return (ident if tab else str(index + 1)), index
 

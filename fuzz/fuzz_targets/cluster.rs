@@ -3,7 +3,8 @@
 //!
 //! First byte: --min-size (1..=4); the rest is the input. The output in every style must be
 //! produced without panic; when every JSON line is valid UTF-8, the TSV output (or the error
-//! and its line) must equal the reference's.
+//! and its line) must equal the reference's. One byte-order mark at the start of a line is no
+//! part of it.
 
 #![no_main]
 
@@ -58,6 +59,8 @@ fn json_id(value: &Value) -> Option<Key> {
 }
 
 fn parse(line: &[u8]) -> Parsed {
+    // One byte-order mark at the start of a line is no part of it.
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.is_empty() {
         return Parsed::Skip;
     }

@@ -1,8 +1,9 @@
 //! sh-pairs' input, `[ID<TAB>]FINGERPRINT` lines, on arbitrary bytes, against a restatement of
 //! the rules: an empty id is an error, a blank payload is skipped, one fingerprint per line, ids
 //! on every line or on none, and without ids a record is named by its line number; `0x` and
-//! exactly 32 or 64 hex digits is a wide fingerprint (16 digits a word, the highest first), and
-//! every record has the first one's width.
+//! exactly 32 or 64 hex digits is a wide fingerprint (16 digits a word, the highest first),
+//! every record has the first one's width, and one byte-order mark at the start of a line is no
+//! part of it.
 
 #![no_main]
 
@@ -45,6 +46,8 @@ fn reference(input: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u64>)>, u64> {
     let mut width = None;
     for (n, line) in pieces.into_iter().enumerate() {
         let number = n as u64 + 1;
+        // One byte-order mark at the start of a line is no part of it.
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         let (id, payload) = match line.iter().position(|&b| b == b'\t') {
             Some(tab) => (Some(&line[..tab]), &line[tab + 1..]),
             None => (None, line),

@@ -3,11 +3,13 @@
 //! sh-tokenize --with-id | sh-shingle | sh-hash | sh-compute | sh-pairs | sh-cluster.
 //!
 //! First byte: tokenizer mode and case, shingle window, K. Checks: sh-tokenize fails on the
-//! first line with an empty id (one that starts with a TAB) and on nothing else; the
-//! per-document stages never fail on what the stage before them wrote, keep one line per line with the ids byte for
-//! byte, and carry empty documents as empty payloads; sh-pairs fails only on a mix of lines with
-//! and without ids; sh-cluster reads what sh-pairs wrote unless an id is one it cannot take
-//! (starting with `[`).
+//! first line with an empty id (one that starts with a TAB, after one byte-order mark) and on
+//! nothing else; the per-document stages never fail on what the stage before them wrote, keep
+//! one line per line with the ids byte for byte, and carry empty documents as empty payloads;
+//! sh-pairs fails only on a mix of lines with and without ids, or on an id that is a
+//! byte-order mark alone (which it drops); sh-cluster reads what sh-pairs wrote unless an id
+//! is one it cannot take (starting with `[`, or empty or so starting once the mark that
+//! sh-cluster drops is gone).
 
 #![no_main]
 
@@ -49,6 +51,12 @@ fn payload(line: &[u8]) -> &[u8] {
     line.iter().position(|&b| b == b'\t').map_or(line, |tab| &line[tab + 1..])
 }
 
+/// The text with one byte-order mark (U+FEFF) at its start dropped, as sh-tokenize drops it
+/// from a line, and sh-pairs and sh-cluster drop it again from a line they read.
+fn unmarked(text: &[u8]) -> &[u8] {
+    text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text)
+}
+
 fn item_count(payload: &[u8]) -> usize {
     payload.split(|&b| b == b' ').filter(|i| !i.is_empty()).count()
 }
@@ -77,7 +85,8 @@ fuzz_target!(|data: &[u8]| {
         args.push("--keep-case");
     }
     let tokenized = sh_tokenize::run(sh_tokenize::Args::try_parse_from(args).unwrap());
-    let empty_id = input.split(|&b| b == b'\n').position(|line| line.first() == Some(&b'\t'));
+    let empty_id =
+        input.split(|&b| b == b'\n').position(|line| unmarked(line).first() == Some(&b'\t'));
     match (tokenized, empty_id) {
         (Ok(()), None) => {}
         (Err(e), Some(n)) => {
@@ -123,16 +132,27 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let args = ["sh-pairs", "--quiet", "-k", &k, "-j", "1", "-i", &fingerprints, "-o", &pairs];
+    // An id that starts with a mark (its line started with two, and sh-tokenize dropped one)
+    // loses it in sh-pairs, which drops one at the start of a line too: an id that is a mark
+    // alone is empty there, an error.
+    let ids: Vec<&[u8]> = fingerprint_lines.iter().filter_map(|l| id(l)).collect();
     if let Err(e) = sh_pairs::run(sh_pairs::Args::try_parse_from(args).unwrap()) {
         let message = e.to_string();
-        assert!(message.contains("id among lines"), "sh-pairs: {message}");
+        let lone_mark = ids.iter().any(|i| unmarked(i).is_empty());
+        assert!(
+            message.contains("id among lines") || lone_mark && message.contains("empty id"),
+            "sh-pairs: {message}"
+        );
         return;
     }
     let args = ["sh-cluster", "--quiet", "-i", &pairs, "-o", &clusters];
     if let Err(e) = sh_cluster::run(sh_cluster::Args::try_parse_from(args).unwrap()) {
-        let awkward = lines(&fingerprints)
-            .iter()
-            .any(|l| id(l).is_some_and(|i| i.first() == Some(&b'[')));
+        // An id of sh-pairs that sh-cluster cannot take: one that starts with `[` (read as
+        // JSON) or, once sh-cluster drops a mark at its start again, is empty or starts so.
+        let awkward = ids.iter().map(|i| unmarked(i)).any(|i| {
+            let seen = unmarked(i);
+            i.first() == Some(&b'[') || seen.is_empty() || seen.first() == Some(&b'[')
+        });
         assert!(awkward, "sh-cluster cannot read sh-pairs: {e}");
     }
 });

@@ -21,13 +21,16 @@ pub const EMPTY_ID: &str = "empty id";
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `line` without the byte-order mark it starts with, if any. The commands that read text made
-/// by hand (sh-tokenize's and sh-fingerprint's documents, sh-score's pairs and gold) drop it:
-/// otherwise it would be part of the first id, make the first line invalid JSON, or begin the
-/// first token (`--mode chars`, `space`). Dropped at the start of any line, not only the
-/// first, so that a line reads the same wherever the input is cut (threads, `parallel
-/// --pipepart`, the Spark driver's partitions, whose reader drops the mark at the start of a
-/// file) and in files joined by `cat`, which keep each one's mark. One mark only: a second is
-/// the line's first character.
+/// by hand or saved by an editor (sh-tokenize's and sh-fingerprint's documents, the records of
+/// sh-pairs and sh-index, the pairs of sh-cluster and sh-score, sh-score's gold) drop it:
+/// otherwise it would be part of the first id, make the first line invalid JSON, begin the
+/// first token (`--mode chars`, `space`) or stop a lone fingerprint from parsing. Dropped at
+/// the start of any line, not only the first, so that a line reads the same wherever the input
+/// is cut (threads, `parallel --pipepart`, the Spark driver's partitions, whose reader drops
+/// the mark at the start of a file) and in files joined by `cat`, which keep each one's mark.
+/// One mark only: a second is the line's first character (so an id that starts with one, from
+/// a line that started with two, loses it again in sh-pairs; an id that is a mark alone is
+/// empty there, an error).
 #[inline]
 pub fn without_bom(line: &[u8]) -> &[u8] {
     line.strip_prefix(BOM).unwrap_or(line)

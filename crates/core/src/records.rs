@@ -129,6 +129,8 @@ impl<'a> RecordLine<'a> {
     /// Parses `record`, input line `line`: `None` when the fingerprint is empty (`ID<TAB>`, a
     /// blank line), which readers skip. The fingerprint is an unsigned 64-bit integer in decimal
     /// or 0x hex, or a wide one (`0x` and 32 or 64 hex digits), with spaces around it allowed.
+    /// One byte-order mark at the start of the line (an editor's or a spreadsheet export's) is
+    /// no part of the record: it is dropped, as sh-tokenize and sh-score drop it.
     #[inline(always)]
     pub fn parse(line: u64, record: &'a [u8]) -> Result<Option<RecordLine<'a>>> {
         // The common line, a lone decimal fingerprint, parses without looking for an id or
@@ -145,7 +147,7 @@ impl<'a> RecordLine<'a> {
                 return Ok(Some(RecordLine { id: None, fingerprint }));
             }
         }
-        RecordLine::parse_in_full(line, record)
+        RecordLine::parse_in_full(line, crate::record::without_bom(record))
     }
 
     /// The value of a line that is a lone decimal 64-bit fingerprint, digits alone.
@@ -340,6 +342,8 @@ impl Reading {
             }
             return Ok(());
         };
+        // Errors quote the line as read, without the mark the parse dropped.
+        let record = crate::record::without_bom(record);
         self.ids.check(line, id.is_some(), record)?;
         let width = fingerprint.width();
         self.widths.check(line, width, record)?;

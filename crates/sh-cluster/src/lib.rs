@@ -9,6 +9,7 @@ use clap::{Parser, ValueEnum};
 use sh_core::cli::IoArgs;
 use sh_core::pairs::parse_pair;
 use sh_core::progress::Progress;
+use sh_core::record::without_bom;
 use sh_core::{Error, RecordReader, Result};
 
 use graph::{Full, Graph};
@@ -26,7 +27,8 @@ Input: one pair per line, in one of two forms. `A<TAB>B[<TAB>…]`, as sh-pairs 
 first two TAB-separated fields are the ids and further fields (the distance) are ignored. Or, \
 on a line that starts with `[`, a JSON array `[a, b, …]`, as the seed's simhash-find-all prints \
 it: the first two elements are the ids, each a JSON string or an integer from 0 to 2^64-1, and \
-further elements (numbers, strings, true, false, null) are ignored. Empty lines are skipped. An \
+further elements (numbers, strings, true, false, null) are ignored. Empty lines are skipped, \
+and one byte-order mark (U+FEFF) at the start of a line is dropped, as sh-score drops it. An \
 id is its text, compared byte for byte: `7`, the JSON number 7 and the JSON string \"7\" are one \
 id, `007` is another. A line with one field, an empty id, broken JSON, an id holding a TAB or a \
 line feed, or fewer than two elements is an error. (So a TSV line cannot start with an id that \
@@ -130,6 +132,8 @@ fn read_pairs(input: &mut RecordReader, progress: &mut Progress) -> Result<(Name
     while let Some(record) = input.next_record()? {
         line += 1;
         progress.tick();
+        // One byte-order mark at the start of a line is dropped, as sh-score drops it.
+        let record = without_bom(record);
         match parse_pair(record, &mut scratch) {
             Ok(Some(pair)) => graph.add(line, pair).map_err(too_many)?,
             Ok(None) => {}

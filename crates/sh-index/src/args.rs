@@ -13,7 +13,8 @@ fingerprint, without reading or sorting the corpus again.
 Records are `[ID<TAB>]FINGERPRINT` lines, as sh-pairs reads them (sh-compute's output). An \
 index holds records with ids or records without (named by line number, the lines of every \
 input added so far counted one after another, as if they were one file); records with an \
-empty fingerprint are skipped, as by sh-pairs.
+empty fingerprint are skipped, and one byte-order mark (U+FEFF) at the start of a line, in \
+the records or the queries, is dropped, as by sh-pairs.
 
 `build -o INDEX` writes a new index of the input's records into the directory INDEX (made if \
 missing; an index there is replaced, even a damaged one or one of another format version; a \

@@ -2,6 +2,7 @@
 
 use sh_core::fingerprint::Width;
 use sh_core::progress::Progress;
+use sh_core::record::without_bom;
 use sh_core::records::{IdsThroughout, RecordLine};
 use sh_core::{Error, RecordReader, Result};
 
@@ -47,6 +48,8 @@ pub fn read_batch(
             }
             continue;
         };
+        // Errors quote the line as read, without the mark the parse dropped.
+        let record = without_bom(record);
         ids.check(line, id.is_some(), record)?;
         match *named.get_or_insert(id.is_some()) {
             true if id.is_none() => {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use sh_core::fingerprint::Width;
 use sh_core::number::push_u64;
+use sh_core::record::without_bom;
 use sh_core::records::{IdsThroughout, RecordLine};
 use sh_core::{Error, Output, RecordReader, Result};
 
@@ -153,6 +154,8 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
 fn take_line(chunk: &mut Chunk, ids: &mut IdsThroughout, line: u64, record: &[u8]) -> Result<()> {
     match RecordLine::parse(line, record)? {
         Some(RecordLine { id, fingerprint }) => {
+            // Errors quote the line as read, without the mark the parse dropped.
+            let record = without_bom(record);
             ids.check(line, id.is_some(), record)?;
             if fingerprint.width() != Width::Bits64 {
                 let what = format!(

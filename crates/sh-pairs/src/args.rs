@@ -17,7 +17,9 @@ in decimal or 0x hex (what sh-compute prints), or `0x` and exactly 32 or 64 hex 
 128- or 256-bit one. One run holds one width: a line of another width (in the input or the \
 --against file) is an error naming it. Without ids a record is named by its 1-based \
 line number; a mix of lines with and without ids, or an empty id (a line that starts with a \
-TAB), is an error. Records with an empty fingerprint (`ID<TAB>`, a blank line) are skipped.
+TAB), is an error. Records with an empty fingerprint (`ID<TAB>`, a blank line) are skipped. One \
+byte-order mark (U+FEFF, an editor's or a spreadsheet export's) at the start of a line is \
+dropped.
 
 Output: `ID_A<TAB>ID_B<TAB>DISTANCE` for every unordered pair of distinct records within K \
 bits, exactly once, identical fingerprints included (distance 0). A comes before B in the \

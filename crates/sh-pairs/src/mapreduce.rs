@@ -35,6 +35,7 @@ use std::io::Write;
 use sh_core::fingerprint::{Width, WidthTracker};
 use sh_core::number::push_u64;
 use sh_core::progress::Progress;
+use sh_core::record::without_bom;
 use sh_core::records::{IdsThroughout, RecordLine};
 use sh_core::{Error, RecordReader, Result};
 
@@ -157,6 +158,8 @@ impl MapReduce {
             let Some(RecordLine { id, fingerprint }) = RecordLine::parse(line, rest)? else {
                 continue;
             };
+            // Errors quote the line as read, without the mark the parse dropped.
+            let (record, rest) = (without_bom(record), without_bom(rest));
             ids.check(line, id.is_some(), record)?;
             widths.check(line, fingerprint.width(), rest)?;
             let layout = match &mut layout {

@@ -304,7 +304,8 @@ mod tests {
     }
 
     /// A line of an input whose lines mostly agree (`named`, `wide`), with now and then a
-    /// blank line, a fingerprint-less id, a line of the other kind or a fault.
+    /// blank line, a fingerprint-less id, a line of the other kind, a byte-order mark (one, or
+    /// two: a fault) or a fault.
     fn line(named: bool, wide: bool) -> impl Strategy<Value = String> {
         let fingerprint = (any::<u64>(), any::<u64>(), any::<bool>(), 0..20u8).prop_map(
             move |(a, b, hex, odd)| match (odd, wide) {
@@ -322,6 +323,9 @@ mod tests {
             2 if named => fingerprint,
             2 => format!("{id}\t{fingerprint}"),
             3 => format!("{fingerprint}\r"),
+            4 if named => format!("\u{feff}{id}\t{fingerprint}"),
+            4 => format!("\u{feff}{fingerprint}"),
+            5 => format!("\u{feff}\u{feff}{fingerprint}"),
             _ if named => format!("{id}\t{fingerprint}"),
             _ => fingerprint,
         })
