@@ -3,7 +3,8 @@
 //! Output files (that cannot be created, runs that fail midway with an existing `--output`
 //! file, outputs that are devices, pipes or links: `output_files.rs`), runs ended by signals
 //! (`signals.rs`), memory that must stay bounded (`memory.rs`), a system that refuses threads
-//! (`threads.rs`) and the index's own faults (`index.rs`) have files of their own.
+//! (`threads.rs`), a damaged index (`index.rs`) and its writers ended midway
+//! (`index_writers.rs`) have files of their own.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use crate::util::{binary, run, STREAMING_COMMANDS as ALL};
 
 mod index;
+mod index_writers;
 mod memory;
 mod output_files;
 mod signals;
