@@ -153,6 +153,36 @@ fn query_from_a_file_to_a_file() {
     assert_eq!(std::fs::read_to_string(&answers).unwrap(), expected);
 }
 
+/// Answers written in place to the file of queries being read (`< f >> f`, `-o /dev/fd/3
+/// 3>>f`) would be read as queries again: refused, the file as it was.
+#[test]
+fn answers_in_place_to_the_queries_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    run("sh-index", &["build", "-q", "-k", "1", "-o", path_str(&index)], "a\t5\nb\t7\n").success();
+    let queries = dir.path().join("q.txt");
+    for script in [
+        "\"$0\" query \"$1\" < \"$2\" >> \"$2\"",
+        "\"$0\" query \"$1\" -i \"$2\" -o /dev/fd/3 3>> \"$2\"",
+    ] {
+        std::fs::write(&queries, "x\t5\n").unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["-c", script])
+            .arg(crate::util::binary("sh-index"))
+            .args([&index, &queries])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{script}: {stderr}");
+        assert!(
+            stderr.starts_with("sh-index: error: cannot write ")
+                && stderr.contains("it is the input file"),
+            "{script}: {stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&queries).unwrap(), "x\t5\n", "{script}");
+    }
+}
+
 /// A byte-order mark at the start of a line is dropped in the records built or added and in
 /// the queries, as sh-pairs drops it.
 #[test]

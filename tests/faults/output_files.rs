@@ -161,6 +161,57 @@ fn the_input_file_can_be_the_output_file() {
     }
 }
 
+/// An output written in place to the file being read would read what it wrote: with `< f >>
+/// f`, `-i f >> f` or `-i f -o /dev/fd/3 3>>f` a run would fill the disk (as `cat f >> f`
+/// would), with `< f 1<>f` overwrite what it has yet to read. Each is refused before anything
+/// is written: exit 1, one error naming both, the file as it was. A file the shell emptied
+/// (`< f > f`) holds nothing to read, and `-i f -o f` writes a new file (test above): both run.
+#[test]
+fn an_output_in_place_to_the_input_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data.txt");
+    let path = path_str(&file);
+    for name in ALL {
+        let input = sample(name).0.repeat(if name == "sh-pairs" { 2 } else { 1000 });
+        let stdin = "standard output: it is the input file (standard input)";
+        let named = format!("standard output: it is the input file ({path})");
+        let descriptor = format!("'/dev/fd/3': it is the input file ({path})");
+        for (script, said) in [
+            ("\"$0\" < \"$1\" >> \"$1\"", stdin),
+            ("\"$0\" -i \"$1\" >> \"$1\"", &named),
+            ("\"$0\" -i \"$1\" -o /dev/fd/3 3>> \"$1\"", &descriptor),
+            ("\"$0\" < \"$1\" 1<> \"$1\"", stdin),
+        ] {
+            fs::write(&file, &input).unwrap();
+            let out = Command::new("sh")
+                .args(["-c", script])
+                .arg(binary(name))
+                .arg(path)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let want = format!(
+                "{name}: error: cannot write {said}, which would be read again as it is written\n"
+            );
+            assert_eq!(
+                (out.status.code(), stderr.as_ref()),
+                (Some(1), want.as_str()),
+                "{name}: {script}"
+            );
+            assert!(fs::read_to_string(&file).unwrap() == input, "{name}: {script}: file changed");
+        }
+        fs::write(&file, &input).unwrap();
+        let out = Command::new("sh")
+            .args(["-c", "\"$0\" < \"$1\" > \"$1\""])
+            .arg(binary(name))
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: < f > f: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "", "{name}: < f > f");
+    }
+}
+
 #[test]
 fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     use std::os::unix::fs::FileTypeExt;

@@ -43,7 +43,9 @@ pub struct IoArgs {
     /// standard error under any of their names (/dev/stdout, /dev/fd/2), a descriptor given open
     /// for writing only (/dev/fd/3 of 3>log or 3>>log) or open on a pipe, socket or terminal, a
     /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
-    /// the file, which is replaced.
+    /// the file, which is replaced. Output written in place to the file being read (< f >> f,
+    /// -i f -o /dev/fd/3 3>>f) is an error, before anything is written: the run would read
+    /// what it wrote.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 }
@@ -54,9 +56,12 @@ impl IoArgs {
         RecordReader::open(&self.input)
     }
 
-    /// The writer of `--output`; call [`Output::finish`] when done.
+    /// The writer of `--output`; call [`Output::finish`] when done. An error when it would
+    /// write in place to the input file (see [`Output::refuse_input_file`]).
     pub fn create_output(&self) -> Result<Output> {
-        Output::create(&self.output)
+        let output = Output::create(&self.output)?;
+        output.refuse_input_file(&self.input, &self.output)?;
+        Ok(output)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, StdoutLock, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
@@ -152,6 +153,54 @@ impl Output {
         Ok(Output { sink: Sink::File { writer, target: path.to_path_buf(), pending } })
     }
 
+    /// The regular file this output writes where it is, if any: standard output redirected to
+    /// a file (`>> f`), a descriptor given open for writing on one (`/dev/fd/3` of `3>>f`). An
+    /// output that replaces its file on success writes a new file, never one being read.
+    fn in_place_file(&self) -> Option<fs::Metadata> {
+        let meta = match &self.sink {
+            Sink::Stdout(_) => std_file(io::stdout().as_fd())?,
+            Sink::InPlace(writer) => writer.get_ref().metadata().ok()?,
+            Sink::File { .. } => return None,
+        };
+        meta.is_file().then_some(meta)
+    }
+
+    /// An error when this output is written in place to the file that `input` names (`-`:
+    /// standard input's) and that file holds something to read: each line written would be
+    /// read again, and the file would grow until the disk is full (`sh-tokenize < f >> f`, as
+    /// `cat f >> f`), or be overwritten ahead of the reading (`1<>f`). `output` names the output in the message. A file emptied by the shell
+    /// (`< f > f`) has nothing to read, and `-o f` with `-i f` writes a new file: both pass.
+    pub fn refuse_input_file(&self, input: &Path, output: &Path) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(out) = self.in_place_file() else {
+            return Ok(());
+        };
+        let read = match is_std_stream(input) {
+            true => std_file(io::stdin().as_fd()),
+            false => fs::metadata(input).ok(),
+        };
+        match read {
+            Some(read) if read.dev() == out.dev() && read.ino() == out.ino() && read.len() > 0 => {
+                let output = match output == Path::new("-") {
+                    true => "standard output".to_string(),
+                    false => format!("'{}'", output.display()),
+                };
+                Err(Error::io(
+                    format!("cannot write {output}"),
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "it is the input file ({}), which would be read again as it is \
+                             written",
+                            crate::error::file_name(input)
+                        ),
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Flushes everything and, for a file, moves it over the target.
     pub fn finish(self) -> Result<()> {
         match self.sink {
@@ -177,6 +226,11 @@ impl Output {
             }
         }
     }
+}
+
+/// What the file behind a standard stream's descriptor is (through a copy of it).
+fn std_file(fd: std::os::fd::BorrowedFd<'_>) -> Option<fs::Metadata> {
+    File::from(fd.try_clone_to_owned().ok()?).metadata().ok()
 }
 
 /// A failed write to the temporary file of an `--output`, told as a failure to write the

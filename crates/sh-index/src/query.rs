@@ -87,6 +87,7 @@ struct Worker {
 pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Result<()> {
     let mut reader = RecordReader::open(input)?;
     let mut out = Output::create(output)?;
+    out.refuse_input_file(input, output)?;
     let mut ids = IdsThroughout::new("line");
     let mut chunk = Chunk::default();
     let threads = options.threads.max(1);
