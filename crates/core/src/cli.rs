@@ -44,8 +44,9 @@ pub struct IoArgs {
     /// for writing only (/dev/fd/3 of 3>log or 3>>log) or open on a pipe, socket or terminal, a
     /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
     /// the file, which is replaced. Output written in place to the file being read (< f >> f,
-    /// -i f -o /dev/fd/3 3>>f) is an error, before anything is written: the run would read
-    /// what it wrote.
+    /// -i f -o /dev/fd/3 3>>f, < f 1<>f) is an error before anything is written, as cat makes
+    /// it: a command that streams would read what it wrote, or overwrite what it has yet to
+    /// read.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 }

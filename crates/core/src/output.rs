@@ -166,10 +166,12 @@ impl Output {
     }
 
     /// An error when this output is written in place to the file that `input` names (`-`:
-    /// standard input's) and that file holds something to read: each line written would be
-    /// read again, and the file would grow until the disk is full (`sh-tokenize < f >> f`, as
-    /// `cat f >> f`), or be overwritten ahead of the reading (`1<>f`). `output` names the output in the message. A file emptied by the shell
-    /// (`< f > f`) has nothing to read, and `-o f` with `-i f` writes a new file: both pass.
+    /// standard input's) and that file holds something to read, as `cat f >> f` is one. A
+    /// command that streams would read what it wrote, and the file would grow until the disk
+    /// is full (`sh-tokenize < f >> f`), or overwrite what it has yet to read (`1<>f`); the
+    /// commands that read all before writing are refused too, so that the rule is one for
+    /// all. `output` names the output in the message. A file emptied by the shell (`< f > f`)
+    /// has nothing to read, and `-o f` with `-i f` writes a new file: both pass.
     pub fn refuse_input_file(&self, input: &Path, output: &Path) -> Result<()> {
         use std::os::unix::fs::MetadataExt;
         let Some(out) = self.in_place_file() else {
@@ -185,14 +187,17 @@ impl Output {
                     true => "standard output".to_string(),
                     false => format!("'{}'", output.display()),
                 };
+                let input = match is_std_stream(input) {
+                    true => "standard input".to_string(),
+                    false => format!("'{}'", input.display()),
+                };
                 Err(Error::io(
                     format!("cannot write {output}"),
                     io::Error::new(
                         io::ErrorKind::InvalidInput,
                         format!(
-                            "it is the input file ({}), which would be read again as it is \
-                             written",
-                            crate::error::file_name(input)
+                            "it is the input file ({input}); written as it is read, it would \
+                             read the output again or lose the input"
                         ),
                     ),
                 ))
