@@ -220,6 +220,57 @@ fn an_output_in_place_to_the_input_file_is_refused() {
     }
 }
 
+/// The files a command reads beside its input (a table of document frequencies, a corpus, the
+/// gold pairs) are held to the same rule: `sh-weight --df t >> t` would have appended the
+/// weighted hashes to the table it weighs by. Refused before anything is written, the file as
+/// it was; written to another file, the same command runs.
+#[test]
+fn an_output_in_place_to_a_file_read_beside_the_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("read.txt");
+    let path = path_str(&file);
+    let other = dir.path().join("other.txt");
+    let table = run("sh-df", &[], "1 2\n3 1\n").success().to_string();
+    for (name, option, contents) in [
+        ("sh-weight", "--df", table.as_str()),
+        ("sh-fingerprint", "--df", table.as_str()),
+        ("sh-df", "--merge", table.as_str()),
+        ("sh-pairs", "--against", "5\n7\n"),
+        ("sh-score", "--gold", "a\tb\n"),
+    ] {
+        let said = format!("standard output: it is the input file ('{path}')");
+        let descriptor = format!("'/dev/fd/3': it is the input file ('{path}')");
+        for (script, said) in [
+            ("\"$0\" \"$1\" \"$2\" < /dev/null >> \"$2\"", &said),
+            ("\"$0\" \"$1\" \"$2\" -o /dev/fd/3 < /dev/null 3>> \"$2\"", &descriptor),
+        ] {
+            fs::write(&file, contents).unwrap();
+            let out = Command::new("sh")
+                .args(["-c", script])
+                .arg(binary(name))
+                .args([option, path])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let want = format!(
+                "{name}: error: cannot write {said}; written as it is read, it would read the output again or lose the input\n"
+            );
+            assert_eq!(
+                (out.status.code(), stderr.as_ref()),
+                (Some(1), want.as_str()),
+                "{name} {option}: {script}"
+            );
+            assert_eq!(fs::read_to_string(&file).unwrap(), contents, "{name}: {script}");
+        }
+        let out = Command::new(binary(name))
+            .args([option, path, "-o", path_str(&other)])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 #[test]
 fn an_output_that_is_a_pipe_is_written_not_replaced_and_a_link_stays_a_link() {
     use std::os::unix::fs::FileTypeExt;

@@ -1,7 +1,7 @@
 //! The flags every command has and the thin `main` they share.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -44,9 +44,9 @@ pub struct IoArgs {
     /// for writing only (/dev/fd/3 of 3>log or 3>>log) or open on a pipe, socket or terminal, a
     /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
     /// the file, which is replaced. Output written in place to the file being read (< f >> f,
-    /// -i f -o /dev/fd/3 3>>f, < f 1<>f) is an error before anything is written, as cat makes
-    /// it: a command that streams would read what it wrote, or overwrite what it has yet to
-    /// read.
+    /// -i f -o /dev/fd/3 3>>f, < f 1<>f), or to another file the command reads (a table, a
+    /// corpus, the gold pairs), is an error before anything is written, as cat makes it: a
+    /// command that streams would read what it wrote, or overwrite what it has yet to read.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 }
@@ -60,8 +60,21 @@ impl IoArgs {
     /// The writer of `--output`; call [`Output::finish`] when done. An error when it would
     /// write in place to the input file (see [`Output::refuse_input_file`]).
     pub fn create_output(&self) -> Result<Output> {
+        self.create_output_reading([])
+    }
+
+    /// [`IoArgs::create_output`] for a command that reads other files too (a table, the gold
+    /// pairs, a corpus): an error as well when it would write in place to one of `also_read`,
+    /// which `sh-weight --df t >> t` would have grown by its output.
+    pub fn create_output_reading<'p>(
+        &self,
+        also_read: impl IntoIterator<Item = &'p Path>,
+    ) -> Result<Output> {
         let output = Output::create(&self.output)?;
         output.refuse_input_file(&self.input, &self.output)?;
+        for path in also_read {
+            output.refuse_input_file(path, &self.output)?;
+        }
         Ok(output)
     }
 }

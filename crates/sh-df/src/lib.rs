@@ -173,7 +173,7 @@ fn write_output(
     args: &Args,
     write: impl FnOnce(&mut sh_core::Output) -> std::io::Result<()>,
 ) -> Result<()> {
-    let mut out = args.io.create_output()?;
+    let mut out = args.io.create_output_reading(args.merge.iter().map(PathBuf::as_path))?;
     write(&mut out).map_err(write_error)?;
     out.finish()
 }

@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<()> {
         format: args.format,
         sparse: args.sparse,
     };
-    let mut out = args.io.create_output()?;
+    let mut out = args.io.create_output_reading(args.against.as_deref())?;
     let summary = write_pairs(query, corpus, &options, &mut out, &mut progress)?;
     out.finish()?;
     progress.finish();
