@@ -221,53 +221,99 @@ fn an_output_in_place_to_the_input_file_is_refused() {
 }
 
 /// The files a command reads beside its input (a table of document frequencies, a corpus, the
-/// gold pairs) are held to the same rule: `sh-weight --df t >> t` would have appended the
-/// weighted hashes to the table it weighs by. Refused before anything is written, the file as
-/// it was; written to another file, the same command runs.
+/// gold pairs, an index's files) are held to the same rule: `sh-weight --df t >> t` would have
+/// appended the weighted hashes to the table it weighs by. Each command gets an input that
+/// has output, so that a run not refused would change the file. Refused before anything is
+/// written, the file as it was, the error naming the file as what it is; written to another
+/// file, the same command runs and writes something.
 #[test]
 fn an_output_in_place_to_a_file_read_beside_the_input_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("read.txt");
-    let path = path_str(&file);
+    let input = dir.path().join("input.txt");
     let other = dir.path().join("other.txt");
     let table = run("sh-df", &[], "1 2\n3 1\n").success().to_string();
-    for (name, option, contents) in [
-        ("sh-weight", "--df", table.as_str()),
-        ("sh-fingerprint", "--df", table.as_str()),
-        ("sh-df", "--merge", table.as_str()),
-        ("sh-pairs", "--against", "5\n7\n"),
-        ("sh-score", "--gold", "a\tb\n"),
+    for (name, options, what, input_text, contents) in [
+        ("sh-weight", vec!["--df"], "the table of --df", "d\t1 2\n", table.as_str()),
+        ("sh-fingerprint", vec!["--df"], "the table of --df", "d\tsome words\n", &table),
+        ("sh-df", vec!["--merge"], "a table of --merge", "", &table),
+        ("sh-pairs", vec!["--against"], "the corpus of --against", "5\n", "5\n7\n"),
+        ("sh-score", vec!["--gold"], "the gold pairs of --gold", "a\tb\n", "a\tb\n"),
     ] {
-        let said = format!("standard output: it is the input file ('{path}')");
-        let descriptor = format!("'/dev/fd/3': it is the input file ('{path}')");
-        for (script, said) in [
-            ("\"$0\" \"$1\" \"$2\" < /dev/null >> \"$2\"", &said),
-            ("\"$0\" \"$1\" \"$2\" -o /dev/fd/3 < /dev/null 3>> \"$2\"", &descriptor),
-        ] {
-            fs::write(&file, contents).unwrap();
-            let out = Command::new("sh")
-                .args(["-c", script])
-                .arg(binary(name))
-                .args([option, path])
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let want = format!(
-                "{name}: error: cannot write {said}; written as it is read, it would read the output again or lose the input\n"
-            );
-            assert_eq!(
-                (out.status.code(), stderr.as_ref()),
-                (Some(1), want.as_str()),
-                "{name} {option}: {script}"
-            );
-            assert_eq!(fs::read_to_string(&file).unwrap(), contents, "{name}: {script}");
+        fs::write(&input, input_text).unwrap();
+        fs::write(&file, contents).unwrap();
+        let path = path_str(&file);
+        let mut args: Vec<&str> = options.clone();
+        args.push(path);
+        let said = format!("{what} ('{path}')");
+        refused_in_place(name, &args, &input, &file, contents, &said, true);
+        // sh-df --merge reads its tables only.
+        if !input_text.is_empty() {
+            args.extend(["-i", path_str(&input)]);
         }
-        let out = Command::new(binary(name))
-            .args([option, path, "-o", path_str(&other)])
-            .stdin(Stdio::null())
+        args.extend(["-o", path_str(&other)]);
+        let out = Command::new(binary(name)).args(&args).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!fs::read(&other).unwrap().is_empty(), "{name}: its output");
+    }
+
+    // The files of an index: sh-pairs --against INDEX and sh-index query INDEX.
+    let index = dir.path().join("index");
+    run("sh-index", &["build", "-q", "-k", "3", "-o", path_str(&index)], "a\t5\nb\t7\n").success();
+    fs::write(&input, "q\t5\n").unwrap();
+    let mut files: Vec<PathBuf> =
+        fs::read_dir(&index).unwrap().map(|e| e.unwrap().path()).collect();
+    files.retain(|f| fs::metadata(f).unwrap().len() > 0);
+    assert!(files.len() >= 2, "a manifest and a segment at least: {files:?}");
+    for file in &files {
+        let contents = fs::read(file).unwrap();
+        let path = path_str(file);
+        for (name, args, what) in [
+            ("sh-pairs", vec!["--against", path_str(&index)], "a file of the index of --against"),
+            ("sh-index", vec!["query", path_str(&index)], "a file of the index"),
+        ] {
+            let said = format!("{what} ('{path}')");
+            // (`-o /dev/fd/3 3>> FILE` names the file through the descriptor's link, and is
+            // refused before any work as an output inside the index.)
+            refused_in_place(name, &args, &input, file, &contents, &said, false);
+        }
+    }
+}
+
+/// Runs `name ARGS < input >> file` and, with `descriptor`, `name ARGS -o /dev/fd/3 < input
+/// 3>> file`: each is refused, naming `file` as `said`, and `file` keeps `contents`.
+fn refused_in_place(
+    name: &str,
+    args: &[&str],
+    input: &Path,
+    file: &Path,
+    contents: impl AsRef<[u8]>,
+    said: &str,
+    descriptor: bool,
+) {
+    let scripts = [
+        ("\"$0\" \"$@\" < \"$IN\" >> \"$OUT\"", "standard output"),
+        ("\"$0\" \"$@\" -o /dev/fd/3 < \"$IN\" 3>> \"$OUT\"", "'/dev/fd/3'"),
+    ];
+    for (script, output) in &scripts[..1 + usize::from(descriptor)] {
+        let out = Command::new("sh")
+            .args(["-c", script])
+            .arg(binary(name))
+            .args(args)
+            .env("IN", input)
+            .env("OUT", file)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let want = format!(
+            "{name}: error: cannot write {output}: it is {said}; written as it is read, it would read the output again or lose the input\n"
+        );
+        assert_eq!(
+            (out.status.code(), stderr.as_ref()),
+            (Some(1), want.as_str()),
+            "{name}: {script}"
+        );
+        assert!(fs::read(file).unwrap() == contents.as_ref(), "{name}: {script}: file changed");
     }
 }
 

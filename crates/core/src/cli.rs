@@ -45,7 +45,7 @@ pub struct IoArgs {
     /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
     /// the file, which is replaced. Output written in place to the file being read (< f >> f,
     /// -i f -o /dev/fd/3 3>>f, < f 1<>f), or to another file the command reads (a table, a
-    /// corpus, the gold pairs), is an error before anything is written, as cat makes it: a
+    /// corpus, the gold pairs, an index's files), is an error before anything is written, as cat makes it: a
     /// command that streams would read what it wrote, or overwrite what it has yet to read.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
@@ -64,16 +64,17 @@ impl IoArgs {
     }
 
     /// [`IoArgs::create_output`] for a command that reads other files too (a table, the gold
-    /// pairs, a corpus): an error as well when it would write in place to one of `also_read`,
-    /// which `sh-weight --df t >> t` would have grown by its output.
+    /// pairs, a corpus, an index's files): an error as well when it would write in place to
+    /// one of `also_read`, each named in the error as its first part says (`the table of
+    /// --df`), which `sh-weight --df t >> t` would have grown by its output.
     pub fn create_output_reading<'p>(
         &self,
-        also_read: impl IntoIterator<Item = &'p Path>,
+        also_read: impl IntoIterator<Item = (&'p str, &'p Path)>,
     ) -> Result<Output> {
         let output = Output::create(&self.output)?;
         output.refuse_input_file(&self.input, &self.output)?;
-        for path in also_read {
-            output.refuse_input_file(path, &self.output)?;
+        for (what, path) in also_read {
+            output.refuse_file_read(what, path, &self.output)?;
         }
         Ok(output)
     }

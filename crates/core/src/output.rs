@@ -173,31 +173,37 @@ impl Output {
     /// all. `output` names the output in the message. A file emptied by the shell (`< f > f`)
     /// has nothing to read, and `-o f` with `-i f` writes a new file: both pass.
     pub fn refuse_input_file(&self, input: &Path, output: &Path) -> Result<()> {
+        self.refuse_file_read("the input file", input, output)
+    }
+
+    /// [`Output::refuse_input_file`] for another file the command reads, `what` (`the table
+    /// of --df`, `a file of the index`), named so in the message.
+    pub fn refuse_file_read(&self, what: &str, read: &Path, output: &Path) -> Result<()> {
         use std::os::unix::fs::MetadataExt;
         let Some(out) = self.in_place_file() else {
             return Ok(());
         };
-        let read = match is_std_stream(input) {
+        let file = match is_std_stream(read) {
             true => std_file(io::stdin().as_fd()),
-            false => fs::metadata(input).ok(),
+            false => fs::metadata(read).ok(),
         };
-        match read {
-            Some(read) if read.dev() == out.dev() && read.ino() == out.ino() && read.len() > 0 => {
+        match file {
+            Some(file) if file.dev() == out.dev() && file.ino() == out.ino() && file.len() > 0 => {
                 let output = match output == Path::new("-") {
                     true => "standard output".to_string(),
                     false => format!("'{}'", output.display()),
                 };
-                let input = match is_std_stream(input) {
+                let read = match is_std_stream(read) {
                     true => "standard input".to_string(),
-                    false => format!("'{}'", input.display()),
+                    false => format!("'{}'", read.display()),
                 };
                 Err(Error::io(
                     format!("cannot write {output}"),
                     io::Error::new(
                         io::ErrorKind::InvalidInput,
                         format!(
-                            "it is the input file ({input}); written as it is read, it would \
-                             read the output again or lose the input"
+                            "it is {what} ({read}); written as it is read, it would read the \
+                             output again or lose the input"
                         ),
                     ),
                 ))

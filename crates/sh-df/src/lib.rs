@@ -173,7 +173,8 @@ fn write_output(
     args: &Args,
     write: impl FnOnce(&mut sh_core::Output) -> std::io::Result<()>,
 ) -> Result<()> {
-    let mut out = args.io.create_output_reading(args.merge.iter().map(PathBuf::as_path))?;
+    let tables = args.merge.iter().map(|table| ("a table of --merge", table.as_path()));
+    let mut out = args.io.create_output_reading(tables)?;
     write(&mut out).map_err(write_error)?;
     out.finish()
 }

@@ -75,7 +75,7 @@ fn fingerprint<const WORDS: usize>(
     // told at once, not once the input comes).
     sh_core::in_order::map_lines_in_order_after(
         input,
-        || args.io.create_output_reading(args.df.as_deref()),
+        || args.io.create_output_reading(args.df.as_deref().map(|df| ("the table of --df", df))),
         |input| sh_core::record::note_unicode_mark(input, None),
         progress,
         spread,

@@ -104,6 +104,14 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The files directly inside the index directory `index` (its manifest, segments and lock),
+/// for the check that an output written in place is none of them: none when it cannot be
+/// listed (opening the index reports that).
+pub fn files_of(index: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(index) else { return Vec::new() };
+    entries.filter_map(|entry| Some(entry.ok()?.path())).collect()
+}
+
 /// An error when `output` names a file in the index directory `index` (through links too):
 /// the answers would replace one of its files, or leave a stranger among them. For `sh-index
 /// query` and `sh-pairs --against INDEX`.

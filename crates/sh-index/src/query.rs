@@ -88,6 +88,9 @@ pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Res
     let mut reader = RecordReader::open(input)?;
     let mut out = Output::create(output)?;
     out.refuse_input_file(input, output)?;
+    for file in crate::files_of(index.dir()) {
+        out.refuse_file_read("a file of the index", &file, output)?;
+    }
     let mut ids = IdsThroughout::new("line");
     let mut chunk = Chunk::default();
     let threads = options.threads.max(1);

@@ -28,6 +28,7 @@ mod tables;
 mod wide;
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Instant;
 
 use sh_core::fingerprint::Width;
@@ -97,7 +98,16 @@ pub fn run(args: Args) -> Result<()> {
         format: args.format,
         sparse: args.sparse,
     };
-    let mut out = args.io.create_output_reading(args.against.as_deref())?;
+    // The corpus, or each file of the index.
+    let index_files = index.map(sh_index::files_of).unwrap_or_default();
+    let also_read: Vec<(&str, &Path)> = match (index, args.against.as_deref()) {
+        (Some(_), _) => {
+            index_files.iter().map(|f| ("a file of the index of --against", f.as_path())).collect()
+        }
+        (None, Some(corpus)) => vec![("the corpus of --against", corpus)],
+        (None, None) => Vec::new(),
+    };
+    let mut out = args.io.create_output_reading(also_read)?;
     let summary = write_pairs(query, corpus, &options, &mut out, &mut progress)?;
     out.finish()?;
     progress.finish();

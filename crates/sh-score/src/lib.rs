@@ -143,7 +143,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 pub fn run(args: Args) -> Result<()> {
     let mut input = args.io.open_input()?;
     let mut gold_file = RecordReader::open(&args.gold)?;
-    let mut out = args.io.create_output_reading([args.gold.as_path()])?;
+    let mut out =
+        args.io.create_output_reading([("the gold pairs of --gold", args.gold.as_path())])?;
     let mut ids = Ids::default();
     note_unicode_mark(&mut gold_file, Some(&sh_core::file_name(&args.gold)));
     let gold =

@@ -264,7 +264,7 @@ pub fn run(args: Args) -> Result<()> {
     let spread = args.chunks.spread(threads);
     map_lines_in_order(
         &mut input,
-        || args.io.create_output_reading([args.df.as_path()]),
+        || args.io.create_output_reading([("the table of --df", args.df.as_path())]),
         progress,
         spread,
         || {
