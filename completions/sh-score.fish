@@ -1,6 +1,6 @@
 complete -c sh-score -s i -l input -d 'Read from FILE (\'-\' is standard input)' -r -F
 complete -c sh-score -s o -l output -d 'Write to FILE (\'-\' is standard output); a file is replaced only on success, a stream, pipe or device written as the output goes' -r -F
-complete -c sh-score -s g -l gold -d 'The gold standard: the pairs that are near duplicates' -r -F
+complete -c sh-score -s g -l gold -d 'The gold standard: the pairs that are near duplicates (- for standard input when the pairs to score come from -i FILE)' -r -F
 complete -c sh-score -l gold-format -d 'How the gold file lists them' -r -f -a "pairs\t'A<TAB>B: one gold pair per line'
 labels\t'ID<TAB>LABEL: every two ids with the same label are a gold pair'"
 complete -c sh-score -s k -l distance -d 'Count only predicted pairs at distance K or less (the third field), as if sh-pairs had been run with -k K' -r

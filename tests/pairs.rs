@@ -111,6 +111,21 @@ fn against_a_corpus_file() {
     assert_eq!(out, "new1\told1\t1\nnew1\told3\t0\nnew2\told1\t1\nnew2\told3\t0\n");
     let missing = run("sh-pairs", &["--against", "/nonexistent/corpus"], "1\n");
     missing.failure(1, "sh-pairs: error: cannot open '/nonexistent/corpus'");
+    // The corpus and the queries both from standard input: the queries took all of it and
+    // the corpus was read empty, no pair and exit 0. Either may come from it alone.
+    run("sh-pairs", &["--against", "-"], "5\n7\n").failure(
+        2,
+        "sh-pairs: error: --against - and the input are both standard input: give the corpus \
+         or the queries as a file (-i FILE)\n",
+    );
+    let queries = dir.path().join("queries");
+    std::fs::write(&queries, "new1\t5\n").unwrap();
+    let from_stdin = run(
+        "sh-pairs",
+        &["-k", "1", "--against", "-", "-i", queries.to_str().unwrap()],
+        "old1\t4\n",
+    );
+    assert_eq!(from_stdin.success(), "new1\told1\t1\n");
 }
 
 #[test]

@@ -289,6 +289,13 @@ fn usage_errors_and_a_missing_gold_file() {
         .failure(1, "sh-score: error: cannot open '/nonexistent/gold.tsv'");
     let (_dir, gold) = gold_file("");
     run("sh-score", &["-g", &gold, "-k", "256"], "").failure(2, "sh-score: error: invalid value");
+    // The gold pairs and the pairs to score both from standard input: the gold took all of
+    // it and nothing was scored, with exit 0.
+    run("sh-score", &["-g", "-"], "a\tb\n").failure(
+        2,
+        "sh-score: error: --gold - and the input are both standard input: give the gold pairs \
+         or the pairs to score as a file (-i FILE)\n",
+    );
 }
 
 /// Wide fingerprints are far apart in more than 64 bits: sh-score reads the distances that

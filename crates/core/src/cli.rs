@@ -80,6 +80,18 @@ impl IoArgs {
     }
 }
 
+/// A usage error when the file of `option` and the input are both standard input (`-`): the
+/// first read would take all of it and the other would be read empty, a run that finds
+/// nothing and says nothing. `either` names what could be given as a file instead.
+pub fn refuse_stdin_twice(option: &str, path: &Path, input: &Path, either: &str) -> Result<()> {
+    if crate::is_std_stream(path) && crate::is_std_stream(input) {
+        return Err(Error::usage(format!(
+            "{option} - and the input are both standard input: give {either} as a file (-i FILE)"
+        )));
+    }
+    Ok(())
+}
+
 /// The running command's name, once [`run_main`] has started it.
 static NAME: OnceLock<String> = OnceLock::new();
 

@@ -164,7 +164,7 @@ pub struct Args {
     /// existing corpus), as QUERY_ID<TAB>CORPUS_ID<TAB>DISTANCE, sorted by query then corpus
     /// position. Each of the two inputs has ids, or line numbers, of its own. FILE may also be
     /// an index directory of sh-index, read whole as the records it holds (-o into that
-    /// directory is refused)
+    /// directory is refused), or - for standard input when the queries come from -i FILE
     #[arg(long, value_name = "FILE", conflicts_with = "sparse")]
     pub against: Option<PathBuf>,
 

@@ -67,6 +67,10 @@ pub fn run(args: Args) -> Result<()> {
         let widest = WideRule::new(Width::Bits256.words(), k, args.word_k);
         Tables::new(blocks, widest.with_word_bytes(args.word_bytes).layout_k())?;
     }
+    if let Some(corpus) = &args.against {
+        let either = "the corpus or the queries";
+        sh_core::cli::refuse_stdin_twice("--against", corpus, &args.io.input, either)?;
+    }
     let threads = args.threads.map_or_else(sh_core::threads::all_cores, |t| t as usize);
     let index = args.against.as_deref().filter(|path| sh_index::names_an_index(path));
     if let Some(index) = index {

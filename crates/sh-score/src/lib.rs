@@ -93,7 +93,8 @@ pub struct Args {
     #[command(flatten)]
     pub io: IoArgs,
 
-    /// The gold standard: the pairs that are near duplicates
+    /// The gold standard: the pairs that are near duplicates (- for standard input when the
+    /// pairs to score come from -i FILE)
     #[arg(short, long, value_name = "FILE")]
     pub gold: PathBuf,
 
@@ -141,6 +142,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: Args) -> Result<()> {
+    let either = "the gold pairs or the pairs to score";
+    sh_core::cli::refuse_stdin_twice("--gold", &args.gold, &args.io.input, either)?;
     let mut input = args.io.open_input()?;
     let mut gold_file = RecordReader::open(&args.gold)?;
     let mut out =

@@ -241,13 +241,7 @@ impl Args {
 /// A table and documents cannot both come from standard input: the table would be read to its
 /// end, leaving no documents (and the run would say nothing of it).
 pub fn check_table_and_input(table: &Path, input: &Path) -> Result<()> {
-    if sh_core::is_std_stream(table) && sh_core::is_std_stream(input) {
-        return Err(Error::usage(
-            "--df - and the input are both standard input: give the table or the documents \
-             as a file (-i FILE)",
-        ));
-    }
-    Ok(())
+    sh_core::cli::refuse_stdin_twice("--df", table, input, "the table or the documents")
 }
 
 pub fn run(args: Args) -> Result<()> {
