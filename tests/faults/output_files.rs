@@ -263,7 +263,9 @@ fn an_output_in_place_to_a_file_read_beside_the_input_is_refused() {
     fs::write(&input, "q\t5\n").unwrap();
     let mut files: Vec<PathBuf> =
         fs::read_dir(&index).unwrap().map(|e| e.unwrap().path()).collect();
-    files.retain(|f| fs::metadata(f).unwrap().len() > 0);
+    // What a query reads: the manifest and the segments.
+    let name = |f: &PathBuf| f.file_name().unwrap().to_str().unwrap().to_string();
+    files.retain(|f| name(f) == "MANIFEST" || name(f).starts_with("seg-"));
     assert!(files.len() >= 2, "a manifest and a segment at least: {files:?}");
     for file in &files {
         let contents = fs::read(file).unwrap();
@@ -276,6 +278,37 @@ fn an_output_in_place_to_a_file_read_beside_the_input_is_refused() {
             // (`-o /dev/fd/3 3>> FILE` names the file through the descriptor's link, and is
             // refused before any work as an output inside the index.)
             refused_in_place(name, &args, &input, file, &contents, &said, false);
+        }
+    }
+    // A file of the directory that no query reads (a stranger, the writers' lock) is not the
+    // index's: answers appended to it are written, as to a file outside the index.
+    let stranger = index.join("notes.txt");
+    let lock: Vec<PathBuf> = fs::read_dir(&index)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| name(f).contains("LOCK") || name(f).contains("lock"))
+        .collect();
+    for target in [&stranger, &other].into_iter().chain(&lock) {
+        for (name, args) in [
+            ("sh-pairs", vec!["--against", path_str(&index)]),
+            ("sh-index", vec!["query", path_str(&index)]),
+        ] {
+            fs::write(target, "before\n").unwrap();
+            let out = Command::new("sh")
+                .args(["-c", "\"$0\" \"$@\" < \"$IN\" >> \"$OUT\""])
+                .arg(binary(name))
+                .args(&args)
+                .env("IN", &input)
+                .env("OUT", target)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name} >> {target:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let written = fs::read_to_string(target).unwrap();
+            assert!(written.starts_with("before\nq\t") && written.len() > 9, "{name}: {written:?}");
         }
     }
 }

@@ -290,7 +290,7 @@ fn is_temporary(name: &str) -> bool {
 }
 
 /// `seg-` and at least eight digits.
-fn is_segment_name(name: &str) -> bool {
+pub(crate) fn is_segment_name(name: &str) -> bool {
     name.strip_prefix("seg-").is_some_and(|n| n.len() >= 8 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 

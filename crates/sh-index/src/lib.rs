@@ -104,12 +104,14 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The files directly inside the index directory `index` (its manifest, segments and lock),
-/// for the check that an output written in place is none of them: none when it cannot be
-/// listed (opening the index reports that).
+/// The files of the index directory `index` that a query reads, its manifest and segments,
+/// for the check that an output written in place is none of them (its lock and any other file
+/// are not read): none when it cannot be listed (opening the index reports that).
 pub fn files_of(index: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(index) else { return Vec::new() };
-    entries.filter_map(|entry| Some(entry.ok()?.path())).collect()
+    let read = |name: &str| name == index::MANIFEST || index::is_segment_name(name);
+    let entries = entries.filter_map(|entry| entry.ok());
+    entries.filter(|entry| entry.file_name().to_str().is_some_and(read)).map(|e| e.path()).collect()
 }
 
 /// An error when `output` names a file in the index directory `index` (through links too):
