@@ -45,8 +45,9 @@ pub struct IoArgs {
     /// device and a named pipe. A descriptor open for reading and writing on a file (3<>f) names
     /// the file, which is replaced. Output written in place to the file being read (< f >> f,
     /// -i f -o /dev/fd/3 3>>f, < f 1<>f), or to another file the command reads (a table, a
-    /// corpus, the gold pairs, an index's files), is an error before anything is written, as cat makes it: a
-    /// command that streams would read what it wrote, or overwrite what it has yet to read.
+    /// corpus, the gold pairs, an index's files), is an error before anything is written, as
+    /// cat makes it: a command that streams would read what it wrote, or overwrite what it has
+    /// yet to read.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 }
@@ -72,10 +73,10 @@ impl IoArgs {
         also_read: impl IntoIterator<Item = (&'p str, &'p Path)>,
     ) -> Result<Output> {
         let output = Output::create(&self.output)?;
-        output.refuse_input_file(&self.input, &self.output)?;
-        for (what, path) in also_read {
-            output.refuse_file_read(what, path, &self.output)?;
-        }
+        let input = std::iter::once(("the input file", self.input.as_path()));
+        // (Each pair taken down to the shorter life of the input's path.)
+        let also_read = also_read.into_iter().map(|(what, path): (&str, &Path)| (what, path));
+        output.refuse_files_read(input.chain(also_read), &self.output)?;
         Ok(output)
     }
 }

@@ -173,43 +173,32 @@ impl Output {
     /// all. `output` names the output in the message. A file emptied by the shell (`< f > f`)
     /// has nothing to read, and `-o f` with `-i f` writes a new file: both pass.
     pub fn refuse_input_file(&self, input: &Path, output: &Path) -> Result<()> {
-        self.refuse_file_read("the input file", input, output)
+        self.refuse_files_read([("the input file", input)], output)
     }
 
-    /// [`Output::refuse_input_file`] for another file the command reads, `what` (`the table
-    /// of --df`, `a file of the index`), named so in the message.
-    pub fn refuse_file_read(&self, what: &str, read: &Path, output: &Path) -> Result<()> {
+    /// [`Output::refuse_input_file`] for each of the files the command reads, the first part
+    /// of each saying what it is in the message (`the input file`, `the table of --df`, `a
+    /// file of the index`). The output is looked at once, and the files only when it is
+    /// written in place.
+    pub fn refuse_files_read<'p>(
+        &self,
+        files: impl IntoIterator<Item = (&'p str, &'p Path)>,
+        output: &Path,
+    ) -> Result<()> {
         use std::os::unix::fs::MetadataExt;
         let Some(out) = self.in_place_file() else {
             return Ok(());
         };
-        let file = match is_std_stream(read) {
-            true => std_file(io::stdin().as_fd()),
-            false => fs::metadata(read).ok(),
-        };
-        match file {
-            Some(file) if file.dev() == out.dev() && file.ino() == out.ino() && file.len() > 0 => {
-                let output = match output == Path::new("-") {
-                    true => "standard output".to_string(),
-                    false => format!("'{}'", output.display()),
-                };
-                let read = match is_std_stream(read) {
-                    true => "standard input".to_string(),
-                    false => format!("'{}'", read.display()),
-                };
-                Err(Error::io(
-                    format!("cannot write {output}"),
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "it is {what} ({read}); written as it is read, it would read the \
-                             output again or lose the input"
-                        ),
-                    ),
-                ))
+        for (what, read) in files {
+            let file = match is_std_stream(read) {
+                true => std_file(io::stdin().as_fd()),
+                false => fs::metadata(read).ok(),
+            };
+            if file.is_some_and(|f| f.dev() == out.dev() && f.ino() == out.ino() && f.len() > 0) {
+                return Err(in_place_error(what, read, output));
             }
-            _ => Ok(()),
         }
+        Ok(())
     }
 
     /// Flushes everything and, for a file, moves it over the target.
@@ -237,6 +226,28 @@ impl Output {
             }
         }
     }
+}
+
+/// The error of an output written in place to `read`, a file the command reads (`what`).
+fn in_place_error(what: &str, read: &Path, output: &Path) -> Error {
+    let output = match output == Path::new("-") {
+        true => "standard output".to_string(),
+        false => format!("'{}'", output.display()),
+    };
+    let read = match is_std_stream(read) {
+        true => "standard input".to_string(),
+        false => format!("'{}'", read.display()),
+    };
+    Error::io(
+        format!("cannot write {output}"),
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is {what} ({read}); written as it is read, it would read the \
+                 output again or lose the input"
+            ),
+        ),
+    )
 }
 
 /// What the file behind a standard stream's descriptor is (through a copy of it).

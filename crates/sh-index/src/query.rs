@@ -87,10 +87,9 @@ struct Worker {
 pub fn run(index: &Index, options: &Options, input: &Path, output: &Path) -> Result<()> {
     let mut reader = RecordReader::open(input)?;
     let mut out = Output::create(output)?;
-    out.refuse_input_file(input, output)?;
-    for file in crate::files_of(index.dir()) {
-        out.refuse_file_read("a file of the index", &file, output)?;
-    }
+    let index_files = crate::files_of(index.dir());
+    let index_files = index_files.iter().map(|file| ("a file of the index", file.as_path()));
+    out.refuse_files_read(std::iter::once(("the input file", input)).chain(index_files), output)?;
     let mut ids = IdsThroughout::new("line");
     let mut chunk = Chunk::default();
     let threads = options.threads.max(1);
