@@ -215,7 +215,25 @@ fn bad_flags_are_usage_errors() {
     for command in ["sh-weight", "sh-fingerprint"] {
         run(command, &["--df", "-"], "#documents\t1\na\t1\n")
             .failure(2, &format!("{command}: error: --df - and the input are both standard input"));
+        run(command, &["--df", "/dev/stdin"], "#documents\t1\na\t1\n").failure(
+            2,
+            &format!(
+                "{command}: error: --df '/dev/stdin' and the input (standard input) are one pipe"
+            ),
+        );
     }
+    // Two tables of --merge from standard input: the second would be read empty.
+    let table = "#documents\t1\na\t1\n";
+    run("sh-df", &["--merge", "-", "-"], table).failure(
+        2,
+        "sh-df: error: --merge names standard input twice: only the first would read it; give \
+         the tables as files\n",
+    );
+    run("sh-df", &["--merge", "-", "/dev/stdin"], table).failure(
+        2,
+        "sh-df: error: --merge names one pipe twice (standard input and '/dev/stdin'): only the \
+         first would read it; give the tables as files\n",
+    );
 }
 
 /// A table may come from standard input when the documents come from a file.

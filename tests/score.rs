@@ -296,6 +296,37 @@ fn usage_errors_and_a_missing_gold_file() {
         "sh-score: error: --gold - and the input are both standard input: give the gold pairs \
          or the pairs to score as a file (-i FILE)\n",
     );
+    // The same pipe under another name: /dev/stdin, or /dev/fd/0 beside -i /dev/stdin.
+    for (gold, input) in [("/dev/stdin", "-"), ("/dev/fd/0", "/dev/stdin")] {
+        run("sh-score", &["-g", gold, "-i", input], "a\tb\n").failure(
+            2,
+            &format!(
+                "sh-score: error: --gold '{gold}' and the input ({}) are one pipe, which only one \
+                 of them can read: give the gold pairs or the pairs to score as a file\n",
+                if input == "-" { "standard input".to_string() } else { format!("'{input}'") }
+            ),
+        );
+    }
+}
+
+/// /dev/stdin names a file when standard input is one, which a second open reads afresh: the
+/// gold pairs and the pairs to score may both come from it.
+#[test]
+fn the_gold_pairs_may_be_standard_input_reopened_when_it_is_a_file() {
+    let (dir, pairs) = gold_file("a\tb\n");
+    let file = std::fs::File::open(&pairs).unwrap();
+    let out = std::process::Command::new(crate::util::binary("sh-score"))
+        .args(["-g", "/dev/stdin", "--format", "tsv"])
+        .stdin(file)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().nth(1).unwrap().split('\t').take(3).collect::<Vec<_>>(),
+        ["1", "0", "0"]
+    );
+    drop(dir);
 }
 
 /// Wide fingerprints are far apart in more than 64 bits: sh-score reads the distances that

@@ -81,16 +81,85 @@ impl IoArgs {
     }
 }
 
-/// A usage error when the file of `option` and the input are both standard input (`-`): the
-/// first read would take all of it and the other would be read empty, a run that finds
-/// nothing and says nothing. `either` names what could be given as a file instead.
+/// A usage error when the file of `option` and the input are one stream read twice: both
+/// standard input (`-`), or one pipe or socket under two names (`--gold /dev/stdin` with the
+/// input piped in). The first read would take all of it and the other would be read empty, a
+/// run that finds nothing and says nothing. `either` names what could be given as a file
+/// instead.
 pub fn refuse_stdin_twice(option: &str, path: &Path, input: &Path, either: &str) -> Result<()> {
     if crate::is_std_stream(path) && crate::is_std_stream(input) {
         return Err(Error::usage(format!(
             "{option} - and the input are both standard input: give {either} as a file (-i FILE)"
         )));
     }
+    if shared_stream(path).is_some_and(|stream| shared_stream(input) == Some(stream)) {
+        return Err(Error::usage(format!(
+            "{option} {} and the input ({}) are one pipe, which only one of them can read: \
+             give {either} as a file",
+            stream_name(path),
+            stream_name(input),
+        )));
+    }
     Ok(())
+}
+
+/// [`refuse_stdin_twice`] among the files of one option (`sh-df --merge - /dev/stdin`): a
+/// usage error when two of `paths` are standard input or one pipe. `what` names the files.
+pub fn refuse_one_stream_twice(option: &str, paths: &[PathBuf], what: &str) -> Result<()> {
+    let mut seen: Vec<(SharedStream, &Path)> = Vec::new();
+    for path in paths {
+        let Some(stream) = shared_stream(path) else { continue };
+        if let Some((_, earlier)) = seen.iter().find(|(s, _)| *s == stream) {
+            let how = match crate::is_std_stream(earlier) && crate::is_std_stream(path) {
+                true => "standard input twice".to_string(),
+                false => {
+                    format!("one pipe twice ({} and {})", stream_name(earlier), stream_name(path))
+                }
+            };
+            return Err(Error::usage(format!(
+                "{option} names {how}: only the first would read it; give {what} as files"
+            )));
+        }
+        seen.push((stream, path));
+    }
+    Ok(())
+}
+
+/// A stream that a second read would find taken: standard input, or a pipe or socket (by its
+/// device and inode, under whatever name: `-` when standard input is one, `/dev/stdin`,
+/// `/dev/fd/0`, a named pipe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SharedStream {
+    StandardInput,
+    Pipe { dev: u64, ino: u64 },
+}
+
+/// The stream `path` reads, when it is one a second read would find taken; `None` for a file,
+/// a device, or a path that cannot be looked at (its read will say why): a file opened twice is
+/// read twice.
+fn shared_stream(path: &Path) -> Option<SharedStream> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let stdin = crate::is_std_stream(path);
+    let file = match stdin {
+        true => crate::output::std_file(std::io::stdin().as_fd()),
+        false => std::fs::metadata(path).ok(),
+    };
+    match file {
+        Some(f) if f.file_type().is_fifo() || f.file_type().is_socket() => {
+            Some(SharedStream::Pipe { dev: f.dev(), ino: f.ino() })
+        }
+        _ if stdin => Some(SharedStream::StandardInput),
+        _ => None,
+    }
+}
+
+/// A path as an error message names it: `standard input` for `-`, else quoted.
+fn stream_name(path: &Path) -> String {
+    match crate::is_std_stream(path) {
+        true => "standard input".to_string(),
+        false => format!("'{}'", path.display()),
+    }
 }
 
 /// The running command's name, once [`run_main`] has started it.

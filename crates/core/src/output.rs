@@ -251,7 +251,7 @@ fn in_place_error(what: &str, read: &Path, output: &Path) -> Error {
 }
 
 /// What the file behind a standard stream's descriptor is (through a copy of it).
-fn std_file(fd: std::os::fd::BorrowedFd<'_>) -> Option<fs::Metadata> {
+pub(crate) fn std_file(fd: std::os::fd::BorrowedFd<'_>) -> Option<fs::Metadata> {
     File::from(fd.try_clone_to_owned().ok()?).metadata().ok()
 }
 

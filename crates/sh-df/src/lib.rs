@@ -142,6 +142,7 @@ pub fn run(args: Args) -> Result<()> {
         write_output(&args, |out| table.write(out, header, how.threads))?;
         (header, 0)
     } else {
+        sh_core::cli::refuse_one_stream_twice("--merge", &args.merge, "the tables")?;
         let mut counts = ItemCounts::new(args.capacity);
         let (documents, owed) = merge_tables(&args.merge, &mut counts)?;
         let header = Header { documents, undercount: counts.undercount() };

@@ -238,8 +238,9 @@ impl Args {
     }
 }
 
-/// A table and documents cannot both come from standard input: the table would be read to its
-/// end, leaving no documents (and the run would say nothing of it).
+/// A table and documents cannot both come from standard input, nor from one pipe under two
+/// names (`--df /dev/stdin` with the documents piped in): the table would be read to its end,
+/// leaving no documents (and the run would say nothing of it).
 pub fn check_table_and_input(table: &Path, input: &Path) -> Result<()> {
     sh_core::cli::refuse_stdin_twice("--df", table, input, "the table or the documents")
 }
