@@ -79,9 +79,22 @@ pub(crate) fn deal<T: Item, const N: usize>(
     }
     match past_caches(output_bytes) {
         true => each(items, value, Lines::<T, N>::new(places)),
-        false => each(items, value, Direct::new(places)),
+        false => {
+            let mut dealer = Direct::new(places);
+            for (i, &item) in items.iter().enumerate() {
+                if let Some(&later) = items.get(i + PREFETCH_AHEAD) {
+                    dealer.prefetch(value(later));
+                }
+                dealer.push(value(item), item);
+            }
+        }
     }
 }
+
+/// How many items ahead [`Direct`] asks for the place of an item: at 1M random fingerprints
+/// (the search's three sorts, `--stats`, 21 alternating runs) 8 and 16 gained about as much
+/// as 32 and 64, each 3-6 ms of a search of 35-50 ms.
+const PREFETCH_AHEAD: usize = 32;
 
 /// Writes each item where it goes, at once.
 pub(crate) struct Direct<'a, T>(Vec<std::slice::IterMut<'a, T>>);
@@ -89,6 +102,28 @@ pub(crate) struct Direct<'a, T>(Vec<std::slice::IterMut<'a, T>>);
 impl<'a, T> Direct<'a, T> {
     pub(crate) fn new(places: Vec<&'a mut [T]>) -> Direct<'a, T> {
         Direct(places.into_iter().map(|place| place.iter_mut()).collect())
+    }
+}
+
+impl<T> Direct<'_, T> {
+    /// Asks for the cache line where the next item of value `v` goes, for writing, so that its
+    /// store finds the line in the cache: 8,192 places, each written a few times a line, are
+    /// more lines than the processor fetches ahead on its own. No effect on what is written.
+    #[inline(always)]
+    fn prefetch(&self, v: usize) {
+        let next = self.0[v].as_slice().as_ptr();
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads and writes nothing that the program sees and cannot fault
+        // (the address is the next item's place, or one past the end of its room). SSE, which
+        // the instruction needs, is in every x86-64; where the processor has no prefetch for
+        // writing, it is a prefetch for reading or nothing.
+        #[allow(unsafe_code, unused_unsafe)]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+            _mm_prefetch::<_MM_HINT_ET0>(next.cast::<i8>());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = next;
     }
 }
 
