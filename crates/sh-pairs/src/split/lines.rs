@@ -7,10 +7,12 @@
 //! [`PAST_CACHES_FROM`] bytes or more, each value's items are gathered in a line of their own
 //! (a line a value and output array: 8,192 lines of 64 bytes for a sort by a 13-bit block, in
 //! the L2 cache) that mirrors the cache line of the output they go to; when it is full, the
-//! whole line is written to memory with non-temporal stores, which read nothing. The partial lines at either end of a value's room (shared with the rooms beside
-//! it, which another thread may be filling) are written item by item with ordinary stores. A
-//! smaller output is written item by item where it goes: it stays in the caches for the pass
-//! that reads it next, which the lines' stores would have sent to memory.
+//! whole line is written to memory with non-temporal stores, which read nothing. The partial
+//! lines at either end of a value's room (shared with the rooms beside it, which another thread
+//! may be filling) are written item by item with ordinary stores. A smaller output is written
+//! item by item where it goes: it stays in the caches for the pass that reads it next, which
+//! the lines' stores would have sent to memory. Each item's place is then asked for
+//! [`PREFETCH_AHEAD`] items before its store, so that the store seldom waits for its line.
 //!
 //! On the development machine (2 cores, `sh-pairs -k 3`, random fingerprints, medians of 7-15
 //! alternating runs): at 10M the three sorts of the search and the grouping's deal together
