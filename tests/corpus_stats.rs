@@ -218,7 +218,9 @@ fn bad_flags_are_usage_errors() {
         run(command, &["--df", "/dev/stdin"], "#documents\t1\na\t1\n").failure(
             2,
             &format!(
-                "{command}: error: --df '/dev/stdin' and the input (standard input) are one pipe"
+                "{command}: error: --df '/dev/stdin' and the input (standard input) are one pipe \
+                 or socket, which only one of them can read: give the table or the documents as \
+                 a file (-i FILE)\n"
             ),
         );
     }
@@ -231,9 +233,25 @@ fn bad_flags_are_usage_errors() {
     );
     run("sh-df", &["--merge", "-", "/dev/stdin"], table).failure(
         2,
-        "sh-df: error: --merge names one pipe twice (standard input and '/dev/stdin'): only the \
-         first would read it; give the tables as files\n",
+        "sh-df: error: --merge names one pipe or socket twice (standard input and '/dev/stdin'): \
+         only the first would read it; give the tables as files\n",
     );
+}
+
+/// A file behind standard input is opened afresh under /dev/stdin: `--merge - /dev/stdin`
+/// then reads it twice, as two names of one file are read.
+#[test]
+fn a_file_on_standard_input_may_be_merged_under_two_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.df");
+    std::fs::write(&table, "#documents\t1\na\t1\n").unwrap();
+    let out = std::process::Command::new(crate::util::binary("sh-df"))
+        .args(["--merge", "-", "/dev/stdin"])
+        .stdin(std::fs::File::open(&table).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "#documents\t2\na\t2\n");
 }
 
 /// A table may come from standard input when the documents come from a file.

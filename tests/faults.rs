@@ -239,6 +239,22 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
             "{name} <&-"
         );
         assert!(closed_in.stdout.is_empty(), "{name} <&-: no output");
+        // Standard input closed under another name: an error too, not an empty read of the
+        // /dev/null that the runtime puts in its place.
+        for named in ["/dev/stdin", "/dev/fd/0"] {
+            let args = [&args[..], &["-i", named]].concat();
+            let closed = run_redirected(name, &args, "<&-", input);
+            assert_eq!(
+                (closed.code, closed.stderr.as_str()),
+                (
+                    Some(1),
+                    &*format!(
+                        "{name}: error: error reading '{named}': Bad file descriptor (os error 9)\n"
+                    )
+                ),
+                "{name} -i {named} <&-"
+            );
+        }
         // /dev/null, opened as a shell opens it, is no closed stream.
         let null_out = run_redirected(name, &args, ">/dev/null", input);
         assert_eq!((null_out.code, null_out.stderr.as_str()), (Some(0), ""), "{name} >/dev/null");
@@ -251,6 +267,24 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
             assert_eq!((null.code, null.stderr.as_str()), (Some(0), ""), "{name} {redirect}");
         }
     }
+}
+
+/// The gold pairs from standard input under another name, closed at start: an error, where it
+/// read the runtime's /dev/null and scored every pair as a false positive with exit 0.
+#[test]
+fn gold_pairs_from_a_closed_standard_input_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dir.path().join("pairs.tsv");
+    fs::write(&pairs, "a\tb\t1\n").unwrap();
+    let closed =
+        run_redirected("sh-score", &["--gold", "/dev/stdin", "-i", path_str(&pairs)], "<&-", "");
+    assert_eq!(
+        (closed.code, closed.stderr.as_str()),
+        (
+            Some(1),
+            "sh-score: error: error reading '/dev/stdin': Bad file descriptor (os error 9)\n"
+        )
+    );
 }
 
 /// `--help` and `--version` are output like any other: lost output (a full disk, a standard

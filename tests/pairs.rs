@@ -120,8 +120,9 @@ fn against_a_corpus_file() {
     );
     run("sh-pairs", &["--against", "/dev/stdin"], "5\n7\n").failure(
         2,
-        "sh-pairs: error: --against '/dev/stdin' and the input (standard input) are one pipe, \
-         which only one of them can read: give the corpus or the queries as a file\n",
+        "sh-pairs: error: --against '/dev/stdin' and the input (standard input) are one pipe or \
+         socket, which only one of them can read: give the corpus or the queries as a file (-i \
+         FILE)\n",
     );
     let queries = dir.path().join("queries");
     std::fs::write(&queries, "new1\t5\n").unwrap();

@@ -297,16 +297,33 @@ fn usage_errors_and_a_missing_gold_file() {
          or the pairs to score as a file (-i FILE)\n",
     );
     // The same pipe under another name: /dev/stdin, or /dev/fd/0 beside -i /dev/stdin.
-    for (gold, input) in [("/dev/stdin", "-"), ("/dev/fd/0", "/dev/stdin")] {
+    for (gold, input, named) in [
+        ("/dev/stdin", "-", "'/dev/stdin' and the input (standard input)"),
+        ("/dev/fd/0", "/dev/stdin", "'/dev/fd/0' and the input ('/dev/stdin')"),
+        ("-", "/dev/stdin", "- and the input ('/dev/stdin')"),
+    ] {
         run("sh-score", &["-g", gold, "-i", input], "a\tb\n").failure(
             2,
             &format!(
-                "sh-score: error: --gold '{gold}' and the input ({}) are one pipe, which only one \
-                 of them can read: give the gold pairs or the pairs to score as a file\n",
-                if input == "-" { "standard input".to_string() } else { format!("'{input}'") }
+                "sh-score: error: --gold {named} are one pipe or socket, which only one of them \
+                 can read: give the gold pairs or the pairs to score as a file (-i FILE)\n"
             ),
         );
     }
+}
+
+/// Two pipes are two streams, each read by one: the gold pairs and the pairs to score both from
+/// a process substitution of the shell.
+#[test]
+fn the_gold_pairs_and_the_pairs_to_score_may_come_from_two_pipes() {
+    let script = format!(
+        "{} --gold <(printf 'a\\tb\\n') -i <(printf 'a\\tb\\t0\\n') --format tsv",
+        crate::util::binary("sh-score").display()
+    );
+    let out = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().nth(1), Some("1\t0\t0\t1\t1\t1"));
 }
 
 /// /dev/stdin names a file when standard input is one, which a second open reads afresh: the

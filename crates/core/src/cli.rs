@@ -93,10 +93,13 @@ pub fn refuse_stdin_twice(option: &str, path: &Path, input: &Path, either: &str)
         )));
     }
     if shared_stream(path).is_some_and(|stream| shared_stream(input) == Some(stream)) {
+        let path = match crate::is_std_stream(path) {
+            true => "-".to_string(),
+            false => stream_name(path),
+        };
         return Err(Error::usage(format!(
-            "{option} {} and the input ({}) are one pipe, which only one of them can read: \
-             give {either} as a file",
-            stream_name(path),
+            "{option} {path} and the input ({}) are one pipe or socket, which only one of them \
+             can read: give {either} as a file (-i FILE)",
             stream_name(input),
         )));
     }
@@ -113,7 +116,8 @@ pub fn refuse_one_stream_twice(option: &str, paths: &[PathBuf], what: &str) -> R
             let how = match crate::is_std_stream(earlier) && crate::is_std_stream(path) {
                 true => "standard input twice".to_string(),
                 false => {
-                    format!("one pipe twice ({} and {})", stream_name(earlier), stream_name(path))
+                    let (earlier, path) = (stream_name(earlier), stream_name(path));
+                    format!("one pipe or socket twice ({earlier} and {path})")
                 }
             };
             return Err(Error::usage(format!(

@@ -56,6 +56,13 @@ impl RecordReader {
             return Ok(RecordReader { file, ..RecordReader::new(io::stdin(), name) });
         }
         let name = format!("'{}'", path.display());
+        // Standard input under another name (`/dev/stdin`, `/dev/fd/0`) closed at start: an
+        // error as for `-`, not an empty read of the runtime's stand-in /dev/null.
+        if was_closed_at_start(Stream::Input)
+            && crate::descriptors::descriptor_named(path) == Some(0)
+        {
+            return Err(read_error(&name, closed_stream_error()));
+        }
         match File::open(path) {
             Ok(source) => {
                 let file = regular_file(&source);

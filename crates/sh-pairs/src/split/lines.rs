@@ -81,6 +81,7 @@ pub(crate) fn deal<T: Item, const N: usize>(
     }
     match past_caches(output_bytes) {
         true => each(items, value, Lines::<T, N>::new(places)),
+        #[cfg(target_arch = "x86_64")]
         false => {
             let mut dealer = Direct::new(places);
             for (i, &item) in items.iter().enumerate() {
@@ -89,14 +90,18 @@ pub(crate) fn deal<T: Item, const N: usize>(
                 }
                 dealer.push(value(item), item);
             }
+            dealer.finish();
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        false => each(items, value, Direct::new(places)),
     }
 }
 
-/// How many items ahead [`Direct`] asks for the place of an item: at 1M random fingerprints
-/// (the search's three sorts, `--stats`, 21 alternating runs) 8 and 16 gained about as much
-/// as 32 and 64, each 3-6 ms of a search of 35-50 ms. (The grouping's deal into 128 buckets at
-/// 1M, asked for the same way, gained nothing: its few places stream.)
+/// How many items ahead [`Direct`] asks for the place of an item. At 1M random fingerprints
+/// (the search's three sorts, `--stats`, 21 alternating runs a loop) one loop took the search
+/// from 35 ms to 31, 30 and 28 ms with 8, 16 and 32 ahead, another from 50 ms to 47, 46 and
+/// 44 with 16, 32 and 64. (The grouping's deal into 128 buckets at 1M, asked for the same way,
+/// gained nothing: its few places stream.)
 const PREFETCH_AHEAD: usize = 32;
 
 /// Writes each item where it goes, at once.
@@ -112,10 +117,10 @@ impl<T> Direct<'_, T> {
     /// Asks for the cache line where the next item of value `v` goes, so that its store finds
     /// the line in the cache: 8,192 places, each written a few times a line, are more lines
     /// than the processor fetches ahead on its own. No effect on what is written.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn prefetch(&self, v: usize) {
         let next = self.0[v].as_slice().as_ptr();
-        #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch reads nothing that the program sees and cannot fault (the address
         // is the next item's place, or one past the end of its room). SSE, which the
         // instruction needs, is in every x86-64.
@@ -124,8 +129,6 @@ impl<T> Direct<'_, T> {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             _mm_prefetch::<_MM_HINT_T0>(next.cast::<i8>());
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = next;
     }
 }
 
