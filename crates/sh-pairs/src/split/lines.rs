@@ -11,8 +11,8 @@
 //! lines at either end of a value's room (shared with the rooms beside it, which another thread
 //! may be filling) are written item by item with ordinary stores. A smaller output is written
 //! item by item where it goes: it stays in the caches for the pass that reads it next, which
-//! the lines' stores would have sent to memory. Each item's place is then asked for
-//! [`PREFETCH_AHEAD`] items before its store, so that the store seldom waits for its line.
+//! the lines' stores would have sent to memory. On x86-64 each item's place is then asked for
+//! `PREFETCH_AHEAD` items before its store, so that the store seldom waits for its line.
 //!
 //! On the development machine (2 cores, `sh-pairs -k 3`, random fingerprints, medians of 7-15
 //! alternating runs): at 10M the three sorts of the search and the grouping's deal together
@@ -102,6 +102,7 @@ pub(crate) fn deal<T: Item, const N: usize>(
 /// from 35 ms to 31, 30 and 28 ms with 8, 16 and 32 ahead, another from 50 ms to 47, 46 and
 /// 44 with 16, 32 and 64. (The grouping's deal into 128 buckets at 1M, asked for the same way,
 /// gained nothing: its few places stream.)
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_AHEAD: usize = 32;
 
 /// Writes each item where it goes, at once.
