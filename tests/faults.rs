@@ -232,28 +232,27 @@ fn a_closed_standard_output_or_input_is_exit_1_and_bad_file_descriptor() {
             ),
             "{name} >&-"
         );
-        let closed_in = run_redirected(name, &args, "<&-", input);
-        assert_eq!(
-            (closed_in.code, closed_in.stderr.as_str()),
-            (Some(1), &*format!("{name}: error: error reading standard input: Bad file descriptor (os error 9)\n")),
-            "{name} <&-"
-        );
-        assert!(closed_in.stdout.is_empty(), "{name} <&-: no output");
-        // Standard input closed under another name: an error too, not an empty read of the
-        // /dev/null that the runtime puts in its place.
-        for named in ["/dev/stdin", "/dev/fd/0"] {
-            let args = [&args[..], &["-i", named]].concat();
-            let closed = run_redirected(name, &args, "<&-", input);
+        // Standard input closed, as `-` and under its other names: an error for each, not an
+        // empty read of the /dev/null that the runtime puts in its place.
+        for (named, shown) in [
+            (None, "standard input"),
+            (Some("/dev/stdin"), "'/dev/stdin'"),
+            (Some("/dev/fd/0"), "'/dev/fd/0'"),
+        ] {
+            let args = [&args[..], &named.map_or(vec![], |path| vec!["-i", path])].concat();
+            let closed_in = run_redirected(name, &args, "<&-", input);
             assert_eq!(
-                (closed.code, closed.stderr.as_str()),
+                (closed_in.code, closed_in.stderr.as_str()),
                 (
                     Some(1),
                     &*format!(
-                        "{name}: error: error reading '{named}': Bad file descriptor (os error 9)\n"
+                        "{name}: error: error reading {shown}: Bad file descriptor (os error 9)\n"
                     )
                 ),
-                "{name} -i {named} <&-"
+                "{name} {} <&-",
+                args.join(" ")
             );
+            assert!(closed_in.stdout.is_empty(), "{name} {} <&-: no output", args.join(" "));
         }
         // /dev/null, opened as a shell opens it, is no closed stream.
         let null_out = run_redirected(name, &args, ">/dev/null", input);

@@ -95,12 +95,12 @@ pub fn refuse_stdin_twice(option: &str, path: &Path, input: &Path, either: &str)
     if shared_stream(path).is_some_and(|stream| shared_stream(input) == Some(stream)) {
         let path = match crate::is_std_stream(path) {
             true => "-".to_string(),
-            false => stream_name(path),
+            false => crate::error::quoted_file_name(path),
         };
         return Err(Error::usage(format!(
             "{option} {path} and the input ({}) are one pipe or socket, which only one of them \
              can read: give {either} as a file (-i FILE)",
-            stream_name(input),
+            crate::error::quoted_file_name(input),
         )));
     }
     Ok(())
@@ -116,7 +116,10 @@ pub fn refuse_one_stream_twice(option: &str, paths: &[PathBuf], what: &str) -> R
             let how = match crate::is_std_stream(earlier) && crate::is_std_stream(path) {
                 true => "standard input twice".to_string(),
                 false => {
-                    let (earlier, path) = (stream_name(earlier), stream_name(path));
+                    let (earlier, path) = (
+                        crate::error::quoted_file_name(earlier),
+                        crate::error::quoted_file_name(path),
+                    );
                     format!("one pipe or socket twice ({earlier} and {path})")
                 }
             };
@@ -155,14 +158,6 @@ fn shared_stream(path: &Path) -> Option<SharedStream> {
         }
         _ if stdin => Some(SharedStream::StandardInput),
         _ => None,
-    }
-}
-
-/// A path as an error message names it: `standard input` for `-`, else quoted.
-fn stream_name(path: &Path) -> String {
-    match crate::is_std_stream(path) {
-        true => "standard input".to_string(),
-        false => format!("'{}'", path.display()),
     }
 }
 

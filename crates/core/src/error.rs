@@ -191,6 +191,14 @@ pub fn file_name(path: &std::path::Path) -> String {
     }
 }
 
+/// [`file_name`] with a path quoted (`'/dev/stdin'`), as an error names a file beside others.
+pub(crate) fn quoted_file_name(path: &std::path::Path) -> String {
+    match crate::is_std_stream(path) {
+        true => "standard input".to_string(),
+        false => format!("'{}'", path.display()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

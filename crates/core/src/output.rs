@@ -234,10 +234,7 @@ fn in_place_error(what: &str, read: &Path, output: &Path) -> Error {
         true => "standard output".to_string(),
         false => format!("'{}'", output.display()),
     };
-    let read = match is_std_stream(read) {
-        true => "standard input".to_string(),
-        false => format!("'{}'", read.display()),
-    };
+    let read = crate::error::quoted_file_name(read);
     Error::io(
         format!("cannot write {output}"),
         io::Error::new(
