@@ -109,10 +109,27 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// (ordered by the block) with one value of it. Parts whose members all agree on a block
     /// before `first` hold no pair first found here and are passed over.
     pub fn run_part(&mut self, part: &mut [u64], first: usize) {
+        self.run_part_within(part, first, self.blocks.mask(first));
+    }
+
+    /// [`Search::run_part`] for a part whose members agree on only some bits of block
+    /// `first`, those under `shared`: the part is first split by the block's other bits, each
+    /// group of two or more then searched as a part of its own. (Its pairs cannot be compared
+    /// at once, as a small part's are: a pair within K bits that differs in the other bits is
+    /// found by a later block's table.)
+    pub fn run_part_within(&mut self, part: &mut [u64], first: usize, shared: u64) {
+        let mask = self.blocks.mask(first);
         self.skipped.clear();
         self.skipped.extend((0..first).map(|j| self.blocks.mask(j)));
         if disagrees_on_each(part, &self.skipped) {
-            self.descend(part, 1, Some(first));
+            let rest = mask & !shared;
+            if rest == 0 {
+                self.descend(part, 1, Some(first));
+            } else if part.len() <= HASH_GROUPS_UP_TO {
+                self.descend_grouped(part, rest, 0, first);
+            } else {
+                self.descend_sorted(part, rest, 0, first);
+            }
         }
         self.skipped.clear();
     }

@@ -235,22 +235,31 @@ pub(crate) fn sort_by_block(set: &mut [u64], mask: u64) {
 /// Sets from this size are sorted on several threads when there are.
 const PARALLEL_SORT_FROM: usize = 1 << 18;
 
-/// At most this many bits of a block are dealt out in the parallel pass; the rest are sorted
-/// within each part. 13 covers the blocks of B = 5 (12 and 13 bits) in one pass: 10M random,
-/// -b 5 -k 3, 5 alternating runs, search median 0.98 s with 12, 0.82 s with 13, 0.86 s with 14.
+/// At most this many bits of a block are dealt out in the parallel pass; the runs of a wider
+/// block's parts are found by the search, which groups each part by the block's other bits.
+/// 13 covers the blocks of B = 5 (12 and 13 bits) in one pass: 10M random, -b 5 -k 3, 5
+/// alternating runs, search median 0.98 s with 12, 0.82 s with 13, 0.86 s with 14.
 const PARTITION_BITS: u32 = 13;
+
+/// The bits of block `mask` that [`sort_by_block_into`] deals out on threads: its top
+/// [`PARTITION_BITS`] bits, or all of a narrower block.
+pub(crate) fn dealt_bits(mask: u64) -> u64 {
+    let bits = mask.count_ones();
+    mask & !((1u64 << (mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS))) - 1)
+}
 
 /// `set`'s fingerprints into `sorted` (its contents dropped, its room used), ordered by the
 /// bits under `mask`, on `threads` threads for a large set. The set is cut into one chunk per
-/// thread, and each thread counts the values of the block's top bits in its chunk; every value
-/// then owns a run of `sorted`, cut into one share per chunk, so that each thread copies the
-/// fingerprints of its own chunk into its own shares (no two threads write the same place, and
-/// each reads only its chunk; for a large set, through lines written past the caches:
-/// `split/lines.rs`). Then each thread takes a run of values and sorts their fingerprints on
-/// the block's lower bits, if any.
+/// thread, and each thread counts the values of the block's top bits ([`dealt_bits`]) in its
+/// chunk; every value then owns a run of `sorted`, cut into one share per chunk, so that each
+/// thread copies the fingerprints of its own chunk into its own shares (no two threads write
+/// the same place, and each reads only its chunk; for a large set, through lines written past
+/// the caches: `split/lines.rs`).
 ///
-/// Returns where the run of each value of the block starts in `sorted` (and the end), when
-/// the pass dealt out every bit of the block (else the runs are found by reading the set).
+/// Returns where the run of each value of those top bits starts in `sorted` (and the end) when
+/// the set was dealt out on threads: a wider block's lower bits are then left unsorted within
+/// each run, for the caller to group (the runs are small). `None` when the set was sorted by
+/// the whole block instead (one thread, or a set too small for threads to pay).
 pub(crate) fn sort_by_block_into(
     set: &[u64],
     mask: u64,
@@ -264,9 +273,9 @@ pub(crate) fn sort_by_block_into(
         sort_by_block(sorted, mask);
         return None;
     }
-    let bits = mask.count_ones();
-    let shift = mask.trailing_zeros() + bits.saturating_sub(PARTITION_BITS);
-    let values = 1usize << bits.min(PARTITION_BITS);
+    let dealt = dealt_bits(mask);
+    let shift = dealt.trailing_zeros();
+    let values = 1usize << dealt.count_ones();
     let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
 
     let chunk = n.div_ceil(threads);
@@ -305,26 +314,7 @@ pub(crate) fn sort_by_block_into(
         // Joined, so that each thread has ended (its thread-local storage freed) on return.
         tasks.into_iter().for_each(|task| task.join());
     });
-
-    if bits <= PARTITION_BITS {
-        return Some(starts);
-    }
-    let runs = crate::index::bucket_runs(&starts, threads);
-    std::thread::scope(|scope| {
-        let mut from = &mut sorted[..];
-        for run in &runs {
-            let (base, len) = (starts[run.start], starts[run.end] - starts[run.start]);
-            let (from_run, from_rest) = std::mem::take(&mut from).split_at_mut(len);
-            from = from_rest;
-            let (run, starts) = (run.clone(), &starts);
-            spawn_or_run(scope, move || {
-                for v in run {
-                    sort_by_block(&mut from_run[starts[v] - base..starts[v + 1] - base], mask);
-                }
-            });
-        }
-    });
-    None
+    Some(starts)
 }
 
 /// For a counting sort of `set` by `value` (below `values`) on threads: how many of each
@@ -465,27 +455,30 @@ mod tests {
                 }
             })
             .collect();
-        // Blocks of 8 to 16 bits (one pass, or a pass and sorted parts), low, middle, high, in a
-        // fresh buffer each time.
-        for mask in [0xffu64, 0xfff << 20, 0x1fff << 40, 0xffff << 48, 0xffff, 0x3ff << 54] {
+        // Blocks of 8 to 21 bits (all of them dealt out, or their top 13 bits), low, middle,
+        // high, in a fresh buffer each time.
+        let masks = [0xffu64, 0xfff << 20, 0x1fff << 40, 0xffff << 48, 0xffff, 0x3ff << 54];
+        for mask in masks.into_iter().chain([0x1f_ffff << 43, 0x3fff << 3]) {
             for threads in [2, 3] {
                 let mut ours = Vec::new();
                 let starts = sort_by_block_into(&set, mask, threads, &mut ours);
-                // Where the runs of the block's values start, when the sort knows them: every
-                // value's fingerprints, and only they, in its run.
-                let bits = mask.count_ones();
-                assert_eq!(starts.is_some(), bits <= PARTITION_BITS, "{mask:x}");
-                if let Some(starts) = starts {
-                    assert_eq!((starts.len(), starts[1 << bits]), ((1 << bits) + 1, set.len()));
-                    let shift = mask.trailing_zeros();
-                    for (v, run) in starts.windows(2).enumerate() {
-                        let run = &ours[run[0]..run[1]];
-                        assert!(run.iter().all(|&fp| (fp & mask) >> shift == v as u64), "{v}");
-                    }
+                // Where the runs of the values of the bits dealt out start: every value's
+                // fingerprints, and only they, in its run.
+                let dealt = dealt_bits(mask);
+                let bits = dealt.count_ones();
+                assert_eq!(bits, mask.count_ones().min(PARTITION_BITS), "{mask:x}");
+                assert_eq!(dealt & !mask, 0, "{mask:x}: the block's own bits");
+                assert_eq!(dealt.leading_zeros(), mask.leading_zeros(), "{mask:x}: its top bits");
+                let starts = starts.expect("dealt out on threads");
+                assert_eq!((starts.len(), starts[1 << bits]), ((1 << bits) + 1, set.len()));
+                let shift = dealt.trailing_zeros();
+                for (v, run) in starts.windows(2).enumerate() {
+                    let run = &ours[run[0]..run[1]];
+                    assert!(run.iter().all(|&fp| (fp & dealt) >> shift == v as u64), "{v}");
                 }
+                assert!(ours.windows(2).all(|w| w[0] & dealt <= w[1] & dealt), "{mask:x}");
                 let mut plain = set.clone();
                 sort_by_block(&mut plain, mask);
-                assert!(ours.windows(2).all(|w| w[0] & mask <= w[1] & mask), "{mask:x}");
                 ours.sort_unstable();
                 plain.sort_unstable();
                 assert_eq!(ours, plain, "the same fingerprints, {mask:x}");

@@ -11,7 +11,7 @@ use sh_core::{Error, Result};
 use super::{CollectPairs, OnPair, Search};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
-use crate::split::{run_length, sort_by_block_into};
+use crate::split::{dealt_bits, run_length, sort_by_block_into};
 use crate::tables::Tables;
 
 /// Searches `distinct` (distinct fingerprints, ascending) with one handler per thread, each
@@ -37,27 +37,28 @@ pub fn search_in_parallel<H: OnPair + Send>(
         return 0; // distinct fingerprints are never 0 bits apart
     }
     let last_split = *Search::new(tables, CollectPairs::default()).first_blocks().end();
-    let mask = tables.blocks().mask(0);
-    let parts = runs_of_block(distinct, mask, threads);
+    // Parts that agree on the top bits of a wide block, as the later splits deal them out.
+    let shared = dealt_bits(tables.blocks().mask(0));
+    let parts = runs_of_block(distinct, shared, threads);
     let slices = parts.iter().map(|part| &distinct[part.clone()]).collect();
     let mut compared = search_shares(tables, deal(slices, threads), handlers, |search, part| {
         search.copy.clear();
         search.copy.extend_from_slice(part);
         let mut copy = std::mem::take(&mut search.copy);
-        search.run_part(&mut copy, 0);
+        search.run_part_within(&mut copy, 0, shared);
         search.copy = copy;
     });
     let mut set = room;
     for first in 1..=last_split {
         let mask = tables.blocks().mask(first);
         let starts = sort_by_block_into(distinct, mask, threads, &mut set);
-        let parts = match starts {
-            Some(starts) => runs_from_starts(&starts),
-            None => runs_of_block(&set, mask, threads),
+        let (parts, shared) = match starts {
+            Some(starts) => (runs_from_starts(&starts), dealt_bits(mask)),
+            None => (runs_of_block(&set, mask, threads), mask),
         };
         let slices = cut_mut(&mut set, &parts);
         compared += search_shares(tables, deal(slices, threads), handlers, |search, part| {
-            search.run_part(part, first);
+            search.run_part_within(part, first, shared);
         });
     }
     compared
@@ -300,9 +301,16 @@ mod tests {
         }
         fps.sort_unstable();
         fps.dedup();
-        // B = 4: blocks of 16 bits, which the parallel sort deals out by 13 and finishes part by
-        // part (the runs are then read from the sorted set).
-        for (b, k) in [(5, 3), (6, 3), (7, 2), (4, 2)] {
+        // 70,000 fingerprints alike in the top 13 bits of block 1 of B = 4 (bits 35-47), so
+        // that its part is larger than the grouper takes and is sorted by the block's rest.
+        let common = next() & (0x1fff << 35);
+        fps.extend((0..70_000).map(|_| next() & !(0x1fff << 35) | common));
+        fps.sort_unstable();
+        fps.dedup();
+        // B = 4, 3 and 2: blocks of 16, 21 and 32 bits, which the parallel sort deals out by
+        // their top 13; each part is then grouped (by counting, marking or hashing) or sorted
+        // by the block's other bits.
+        for (b, k) in [(5, 3), (6, 3), (7, 2), (4, 2), (4, 3), (3, 2), (2, 1)] {
             let tables = Tables::new(b, k).unwrap();
             let mut walked = CollectPairs::default();
             Search::new(&tables, &mut walked).run(&mut fps.clone());
