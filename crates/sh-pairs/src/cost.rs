@@ -25,7 +25,9 @@ use crate::tables::binomial;
 /// fastest B, or one at most 3% slower, in each, and so do the same ratios at half and twice the
 /// scale of the first split. The model before (every split alike, a comparison 0.08, and more
 /// splits counted than there are) picked B = 4 at 1M, K = 3 (1.26 times the best) and B = 3 at
-/// 10M, K = 2 (1.76 times).
+/// 10M, K = 2 (1.76 times). The fit predates 636d828, which made the splits by blocks wider
+/// than 13 bits (B = 2, 3, 4) cheaper: at 3M, K = 2 it picks B = 4, 1.24 times B = 5
+/// (BENCHMARKS.md, 2026-12-07, 19:00-20:20 UTC).
 const DEEPER_SPLIT_COST: f64 = 0.2;
 const LEAF_MEMBER_COST: f64 = 0.5;
 const PAIR_COST: f64 = 0.02;

@@ -100,7 +100,8 @@ impl<'a, F: OnPair> Search<'a, F> {
     }
 
     /// The choices of the first block: the top level of the tree, whose parts can be searched
-    /// independently (and on other threads) by [`Search::run_part`].
+    /// independently (and on other threads) by [`Search::run_part`] and
+    /// [`Search::run_part_within`].
     pub fn first_blocks(&self) -> std::ops::RangeInclusive<usize> {
         0..=self.k as usize
     }
@@ -119,6 +120,7 @@ impl<'a, F: OnPair> Search<'a, F> {
     /// found by a later block's table.)
     pub fn run_part_within(&mut self, part: &mut [u64], first: usize, shared: u64) {
         let mask = self.blocks.mask(first);
+        debug_assert!(part.iter().all(|&fp| (fp ^ part[0]) & shared == 0), "alike in `shared`");
         self.skipped.clear();
         self.skipped.extend((0..first).map(|j| self.blocks.mask(j)));
         if disagrees_on_each(part, &self.skipped) {
@@ -166,7 +168,9 @@ impl<'a, F: OnPair> Search<'a, F> {
         self.skipped.truncate(skipped_before);
     }
 
-    /// The children of one block choice, found by sorting `set` by the block's value.
+    /// The children of one block choice, found by sorting `set` by the block's value. (From
+    /// [`Search::run_part_within`], at depth 0, `mask` is the block's bits that the set does not
+    /// share yet, the rest of the block being alike throughout.)
     fn descend_sorted(&mut self, set: &mut [u64], mask: u64, depth: usize, block: usize) {
         sort_by_block(set, mask);
         let leaf = depth + 1 == self.table_size;
@@ -184,7 +188,9 @@ impl<'a, F: OnPair> Search<'a, F> {
     }
 
     /// The children of one block choice, found by the grouper (a counting sort, marking or a
-    /// hash table): for a set of moderate size, cheaper than sorting it.
+    /// hash table): for a set of moderate size, cheaper than sorting it. (From
+    /// [`Search::run_part_within`], at depth 0, `mask` is the block's bits that the set does not
+    /// share yet.)
     fn descend_grouped(&mut self, set: &[u64], mask: u64, depth: usize, block: usize) {
         if self.groupers.len() <= depth {
             self.groupers.resize_with(depth + 1, Grouper::default);
@@ -247,7 +253,7 @@ impl<'a, F: OnPair> Search<'a, F> {
 
     fn compare_all(&mut self, group: &[u64]) {
         let n = group.len() as u64;
-        self.compared += n * (n - 1) / 2;
+        self.compared += n * n.saturating_sub(1) / 2;
         let k = self.reach;
         screen::near_pairs(group, k, |i, j| self.check_each(group[i], &[group[j]]));
     }
@@ -341,6 +347,55 @@ mod tests {
                     sh_testkit::oracle::distinct_pairs(&fps, k),
                     "B={b} K={k} values {values}"
                 );
+            }
+        }
+    }
+
+    /// A part alike only in the top bits of its block, as the parallel search's splits deal
+    /// them out, gives what its runs of the whole block give, each searched by `run_part`:
+    /// parts larger than the grouper takes (sorted by the block's other bits) and smaller
+    /// (grouped by counting, marking or hashing), with near copies that differ in those other
+    /// bits (a later table's pairs, which a direct search of the part would report too) and
+    /// copies alike in the whole block.
+    #[test]
+    fn a_part_alike_in_some_bits_of_its_block_finds_what_its_runs_find() {
+        let mut next = sh_testkit::xorshift(0x1234_5678_9abc_def1);
+        for (b, k, first) in [(4u32, 2u32, 1usize), (4, 3, 0), (3, 2, 1), (2, 1, 1)] {
+            let tables = Tables::new(b, k).unwrap();
+            let mask = tables.blocks().mask(first);
+            let shared = crate::split::dealt_bits(mask);
+            let rest_bits: Vec<u64> = (0..64).filter(|j| (mask & !shared) >> j & 1 == 1).collect();
+            for n in [2_000usize, 70_000] {
+                let common = next() & shared;
+                let mut part: Vec<u64> = (0..n).map(|_| next() & !shared | common).collect();
+                for i in 0..n / 8 {
+                    let mut flips = 1u64 << rest_bits[(next() % rest_bits.len() as u64) as usize];
+                    for _ in 0..i % 3 {
+                        flips |= 1u64 << (next() % 64) & !shared;
+                    }
+                    part.push(part[i] ^ flips);
+                    part.push(part[n / 2 + i] ^ (1u64 << (next() % 64) & !mask));
+                }
+                part.sort_unstable();
+                part.dedup();
+                let mut ours = CollectPairs::default();
+                Search::new(&tables, &mut ours).run_part_within(&mut part.clone(), first, shared);
+                let mut runs = CollectPairs::default();
+                let mut search = Search::new(&tables, &mut runs);
+                part.sort_by_key(|&fp| fp & mask);
+                let mut start = 0;
+                while start < part.len() {
+                    let len = run_length(&part[start..], mask);
+                    if len >= 2 {
+                        search.run_part(&mut part[start..start + len], first);
+                    }
+                    start += len;
+                }
+                ours.0.sort_unstable();
+                runs.0.sort_unstable();
+                let case = format!("B={b} K={k} block {first}, {n} members");
+                assert!(runs.0.len() >= n / 64, "{case}: {} pairs", runs.0.len());
+                assert_eq!(ours.0, runs.0, "{case}");
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Splitting a set of fingerprints by the bits of one block: sorting it by the block's value
-//! (a radix sort, on several threads for a large set), or, for a set that fits in cache,
+//! (a radix sort; for a large set, dealt out by the block's top 13 bits on several threads
+//! instead, a wider block's other bits left to the search), or, for a set that fits in cache,
 //! grouping it by a counting sort (when it has at least as many members as the block has
 //! values), else, where most members are alone in their value, by marking each value's members
 //! in a table of one byte per value (blocks of up to 16 bits) or with a hash table (wider
@@ -232,7 +233,7 @@ pub(crate) fn sort_by_block(set: &mut [u64], mask: u64) {
     }
 }
 
-/// Sets from this size are sorted on several threads when there are.
+/// Sets from this size are dealt out on several threads when there are.
 const PARALLEL_SORT_FROM: usize = 1 << 18;
 
 /// At most this many bits of a block are dealt out in the parallel pass; the runs of a wider
@@ -249,7 +250,8 @@ pub(crate) fn dealt_bits(mask: u64) -> u64 {
 }
 
 /// `set`'s fingerprints into `sorted` (its contents dropped, its room used), ordered by the
-/// bits under `mask`, on `threads` threads for a large set. The set is cut into one chunk per
+/// bits under `mask` (on threads, by their top bits only: below), on `threads` threads for a
+/// large set. The set is cut into one chunk per
 /// thread, and each thread counts the values of the block's top bits ([`dealt_bits`]) in its
 /// chunk; every value then owns a run of `sorted`, cut into one share per chunk, so that each
 /// thread copies the fingerprints of its own chunk into its own shares (no two threads write
@@ -257,9 +259,11 @@ pub(crate) fn dealt_bits(mask: u64) -> u64 {
 /// the caches: `split/lines.rs`).
 ///
 /// Returns where the run of each value of those top bits starts in `sorted` (and the end) when
-/// the set was dealt out on threads: a wider block's lower bits are then left unsorted within
-/// each run, for the caller to group (the runs are small). `None` when the set was sorted by
-/// the whole block instead (one thread, or a set too small for threads to pay).
+/// the set was dealt out on threads: `sorted` is then ordered by those bits only, a wider
+/// block's lower bits left unsorted within each run for the caller to group (the runs are
+/// usually small; the search cuts a large one into its runs of the whole block). `None` when
+/// the set was sorted by the whole block instead (one thread, or a set too small for threads
+/// to pay).
 pub(crate) fn sort_by_block_into(
     set: &[u64],
     mask: u64,

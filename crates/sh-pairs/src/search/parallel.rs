@@ -11,7 +11,7 @@ use sh_core::{Error, Result};
 use super::{CollectPairs, OnPair, Search};
 use crate::index::{GroupIndex, Index};
 use crate::output::Selection;
-use crate::split::{dealt_bits, run_length, sort_by_block_into};
+use crate::split::{dealt_bits, run_length, sort_by_block, sort_by_block_into, HASH_GROUPS_UP_TO};
 use crate::tables::Tables;
 
 /// Searches `distinct` (distinct fingerprints, ascending) with one handler per thread, each
@@ -20,10 +20,14 @@ use crate::tables::Tables;
 /// system's zeroing).
 ///
 /// The fingerprints ascend, so they are in order by block 0, their highest bits, already: the
-/// parts of the first split are searched where they are, each copied into a buffer of its
-/// thread (in cache) as the search reorders it. For each later block they are sorted into
-/// `room` first, from their ascending order each time (a counting sort costs the same from any
-/// order), so that no second buffer is needed.
+/// parts of the first split are searched where they are, each run of the block copied into a
+/// buffer of its thread (in cache) as the search reorders it. For each later block they are
+/// dealt out into `room` by the block's top bits first ([`sort_by_block_into`]), from their
+/// ascending order each time (a counting sort costs the same from any order), so that no second
+/// buffer is needed; the search then groups each part of a wider block by its other bits. The
+/// parts shared out are runs of those top bits (of as many as the later splits deal out, for
+/// block 0 too); a part much larger than a thread's share is cut into its runs of the whole
+/// block first, so that the threads share its work.
 pub fn search_in_parallel<H: OnPair + Send>(
     tables: &Tables,
     distinct: &[u64],
@@ -37,35 +41,91 @@ pub fn search_in_parallel<H: OnPair + Send>(
         return 0; // distinct fingerprints are never 0 bits apart
     }
     let last_split = *Search::new(tables, CollectPairs::default()).first_blocks().end();
-    // Parts that agree on the top bits of a wide block, as the later splits deal them out.
-    let shared = dealt_bits(tables.blocks().mask(0));
-    let parts = runs_of_block(distinct, shared, threads);
+    let large = large_part(distinct.len(), threads);
+    let mask = tables.blocks().mask(0);
+    let mut parts = Vec::new();
+    for part in runs_of_block(distinct, dealt_bits(mask), threads) {
+        if part.len() > large {
+            let runs = runs_of_block(&distinct[part.clone()], mask, threads);
+            parts.extend(runs.into_iter().map(|run| run.start + part.start..run.end + part.start));
+        } else {
+            parts.push(part);
+        }
+    }
     let slices = parts.iter().map(|part| &distinct[part.clone()]).collect();
+    let whole = dealt_bits(mask) == mask;
     let mut compared = search_shares(tables, deal(slices, threads), handlers, |search, part| {
-        search.copy.clear();
-        search.copy.extend_from_slice(part);
-        let mut copy = std::mem::take(&mut search.copy);
-        search.run_part_within(&mut copy, 0, shared);
-        search.copy = copy;
+        // The part ascends: its runs of the whole block are in place (a narrow block's part is
+        // one).
+        let mut start = 0;
+        while start < part.len() {
+            let len = if whole { part.len() } else { run_length(&part[start..], mask) };
+            if len >= 2 {
+                search.copy.clear();
+                search.copy.extend_from_slice(&part[start..start + len]);
+                let mut copy = std::mem::take(&mut search.copy);
+                search.run_part(&mut copy, 0);
+                search.copy = copy;
+            }
+            start += len;
+        }
     });
     let mut set = room;
     for first in 1..=last_split {
         let mask = tables.blocks().mask(first);
         let starts = sort_by_block_into(distinct, mask, threads, &mut set);
-        let (parts, shared) = match starts {
-            Some(starts) => (runs_from_starts(&starts), dealt_bits(mask)),
-            None => (runs_of_block(&set, mask, threads), mask),
+        let parts: Vec<(std::ops::Range<usize>, u64)> = match starts {
+            Some(starts) => {
+                let dealt = dealt_bits(mask);
+                let mut parts = Vec::new();
+                for part in runs_from_starts(&starts) {
+                    if part.len() > large && dealt != mask {
+                        sort_by_block(&mut set[part.clone()], mask);
+                        let runs = runs_of_block(&set[part.clone()], mask, threads);
+                        let runs = runs.into_iter();
+                        parts
+                            .extend(runs.map(|r| (r.start + part.start..r.end + part.start, mask)));
+                    } else {
+                        parts.push((part, dealt));
+                    }
+                }
+                parts
+            }
+            None => runs_of_block(&set, mask, threads).into_iter().map(|r| (r, mask)).collect(),
         };
-        let slices = cut_mut(&mut set, &parts);
-        compared += search_shares(tables, deal(slices, threads), handlers, |search, part| {
-            search.run_part_within(part, first, shared);
-        });
+        let ranges: Vec<_> = parts.iter().map(|(range, _)| range.clone()).collect();
+        let slices = cut_mut(&mut set, &ranges);
+        let slices = slices.into_iter().zip(parts).map(|(fps, (_, shared))| Part { fps, shared });
+        compared +=
+            search_shares(tables, deal(slices.collect(), threads), handlers, |search, part| {
+                search.run_part_within(part.fps, first, part.shared);
+            });
     }
     compared
 }
 
+/// Parts of a split larger than this (an eighth of a thread's share, at most what the search
+/// groups rather than sorts) are cut into their runs of the whole block before the threads
+/// share them out: a block's top bits alike in most fingerprints would otherwise leave one
+/// part, and one thread, with most of the work.
+fn large_part(n: usize, threads: usize) -> usize {
+    (n / (8 * threads)).min(HASH_GROUPS_UP_TO)
+}
+
+/// A part of a later split: its members, alike in the bits of the block under `shared`.
+struct Part<'s> {
+    fps: &'s mut [u64],
+    shared: u64,
+}
+
+impl AsRef<[u64]> for Part<'_> {
+    fn as_ref(&self) -> &[u64] {
+        self.fps
+    }
+}
+
 /// The runs of two or more members of `set` (ordered by the bits under `mask`) with one value
-/// of the block, in order: read on `threads` threads, each reading a stretch of the set that
+/// of those bits, in order: read on `threads` threads, each reading a stretch of the set that
 /// starts and ends where the value changes.
 fn runs_of_block(set: &[u64], mask: u64, threads: usize) -> Vec<std::ops::Range<usize>> {
     let n = set.len();
@@ -282,7 +342,6 @@ impl OnPair for NearGroups<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split::sort_by_block;
 
     /// Above the parallel sort's threshold, on 1-3 threads, the search of the parts of each
     /// first block finds what one thread's walk of the whole tree finds (which the tests above
@@ -302,7 +361,8 @@ mod tests {
         fps.sort_unstable();
         fps.dedup();
         // 70,000 fingerprints alike in the top 13 bits of block 1 of B = 4 (bits 35-47), so
-        // that its part is larger than the grouper takes and is sorted by the block's rest.
+        // that its part is much larger than a thread's share and is cut into its runs of the
+        // whole block first (as the 20,000 alike in their high bits are at block 0).
         let common = next() & (0x1fff << 35);
         fps.extend((0..70_000).map(|_| next() & !(0x1fff << 35) | common));
         fps.sort_unstable();
