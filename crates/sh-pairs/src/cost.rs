@@ -25,10 +25,21 @@ use crate::tables::binomial;
 /// fastest B, or one at most 3% slower, in each, and so do the same ratios at half and twice the
 /// scale of the first split. The model before (every split alike, a comparison 0.08, and more
 /// splits counted than there are) picked B = 4 at 1M, K = 3 (1.26 times the best) and B = 3 at
-/// 10M, K = 2 (1.76 times). The fit predates 636d828, which made the splits by blocks wider
-/// than 13 bits (B = 2, 3, 4) cheaper: at 3M, K = 2 it picks B = 4, 1.24 times B = 5
-/// (BENCHMARKS.md, 2026-12-07, 19:00-20:20 UTC).
+/// 10M, K = 2 (1.76 times).
 const DEEPER_SPLIT_COST: f64 = 0.2;
+
+/// A split below the first by a block of more than [`CACHED_SPLIT_BITS`] bits costs this
+/// instead: its tables (a count and a place per value of the block, 320 KB for 16 bits against
+/// 40 KB for 13) do not stay in the first-level cache. Only B = 3 and 4 have such splits below
+/// the first (B = 4 at K <= 2). Fitted on 2026-12-07 (BENCHMARKS.md, "19:00-20:20 UTC"), after
+/// the first split by a wide block got cheaper (636d828): at K = 2, B = 4 took 1.32 times B = 5
+/// at 3M and 1.57 times at 5M, and 0.95 times at 10M; with 0.2 the model picked B = 4 at all
+/// three, with this it picks B = 5 at 3M and 5M (2.3M to 7.7M; B = 3 below, where B = 4 took
+/// over from 2.1M before) and B = 4 at 10M; no other (size, K) from 10k to 300M changes.
+const WIDE_DEEPER_SPLIT_COST: f64 = 0.25;
+
+/// See [`WIDE_DEEPER_SPLIT_COST`].
+const CACHED_SPLIT_BITS: f64 = 13.0;
 const LEAF_MEMBER_COST: f64 = 0.5;
 const PAIR_COST: f64 = 0.02;
 
@@ -43,7 +54,11 @@ pub fn expected_cost(distinct: usize, k: u32, blocks: u32) -> f64 {
     for depth in 0..depth_of_table {
         let choices = binomial(k + depth + 1, depth + 1) as f64;
         let sharing = (n / 2f64.powf(f64::from(depth) * bits_per_block)).min(1.0);
-        let weight = if depth == 0 { 1.0 } else { DEEPER_SPLIT_COST };
+        let weight = match depth {
+            0 => 1.0,
+            _ if bits_per_block > CACHED_SPLIT_BITS => WIDE_DEEPER_SPLIT_COST,
+            _ => DEEPER_SPLIT_COST,
+        };
         cost += choices * n * sharing * weight;
     }
     let tables = binomial(blocks, k) as f64;
@@ -73,8 +88,9 @@ mod tests {
         }
     }
 
-    /// The fastest B measured on 2 cores (BENCHMARKS.md, 2026-11-25), where it was faster
-    /// than the next by more than the noise: the model must keep picking it.
+    /// The fastest B measured on 2 cores (BENCHMARKS.md, 2026-11-25; 3M and 5M at K = 2 on
+    /// 2026-12-07), where it was faster than the next by more than the noise: the model must
+    /// keep picking it.
     #[test]
     fn picks_the_measured_best() {
         for (n, k, best) in [
@@ -85,6 +101,8 @@ mod tests {
             (1_000_000, 7, 9),
             (1_000_000, 9, 12),
             (1_000_000, 10, 13),
+            (3_000_000, 2, 5),
+            (5_000_000, 2, 5),
             (10_000_000, 2, 4),
             (10_000_000, 3, 5),
             (10_000_000, 5, 7),
