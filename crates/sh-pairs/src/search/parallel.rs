@@ -361,8 +361,9 @@ mod tests {
         fps.sort_unstable();
         fps.dedup();
         // 70,000 fingerprints alike in the top 13 bits of block 1 of B = 4 (bits 35-47), so
-        // that its part is much larger than a thread's share and is cut into its runs of the
-        // whole block first (as the 20,000 alike in their high bits are at block 0).
+        // that its part is much larger than an eighth of a thread's share and is cut into its
+        // runs of the whole block first (as, on three threads, the 20,000 alike in their high
+        // bits are at block 0).
         let common = next() & (0x1fff << 35);
         fps.extend((0..70_000).map(|_| next() & !(0x1fff << 35) | common));
         fps.sort_unstable();
