@@ -29,13 +29,16 @@ use crate::tables::binomial;
 const DEEPER_SPLIT_COST: f64 = 0.2;
 
 /// A split below the first by a block of more than [`CACHED_SPLIT_BITS`] bits costs this
-/// instead: its tables (a count and a place per value of the block, 320 KB for 16 bits against
-/// 40 KB for 13) do not stay in the first-level cache. Only B = 3 and 4 have such splits below
-/// the first (B = 4 at K <= 2). Fitted on 2026-12-07 (BENCHMARKS.md, "19:00-20:20 UTC"), after
-/// the first split by a wide block got cheaper (636d828): at K = 2, B = 4 took 1.32 times B = 5
-/// at 3M and 1.57 times at 5M, and 0.95 times at 10M; with 0.2 the model picked B = 4 at all
-/// three, with this it picks B = 5 at 3M and 5M (2.3M to 7.7M; B = 3 below, where B = 4 took
-/// over from 2.1M before) and B = 4 at 10M; no other (size, K) from 10k to 300M changes.
+/// instead: its table has a slot per value of the block (at B = 4, K = 2 a chain's slot, 256 KB
+/// for 16 bits against 32 KB for 13; at K = 1 a count and a place by marking; at B = 3 a hash
+/// table), more than the first-level cache holds. Such splits exist where B - K >= 2: B = 4 at
+/// K = 1 and 2, B = 3 at K = 1 (and at K = 0, which is not searched). Fitted on 2026-12-07
+/// (BENCHMARKS.md, "19:00-20:20 UTC"), after the first split by a wide block got cheaper
+/// (636d828): at K = 2, B = 4 took 1.32 times B = 5 at 3M and 1.57 times at 5M, and 0.95 times
+/// at 10M; with 0.2 the model picked B = 4 at all three, with this it picks B = 5 at 3M and 5M
+/// (2.2M to 7.8M; B = 3 below, where B = 4 took over from 2.1M before) and B = 4 at 10M (by a
+/// margin of 2%; weights from 0.233 to 0.264 give these three picks); no other (size, K) from
+/// 10k to 300M changes.
 const WIDE_DEEPER_SPLIT_COST: f64 = 0.25;
 
 /// See [`WIDE_DEEPER_SPLIT_COST`].

@@ -354,23 +354,36 @@ mod tests {
     /// A part alike only in the top bits of its block, as the parallel search's splits deal
     /// them out, gives what its runs of the whole block give, each searched by `run_part`:
     /// parts larger than the grouper takes (sorted by the block's other bits) and smaller
-    /// (grouped by counting, marking or hashing), with near copies that differ in those other
-    /// bits (a later table's pairs, which a direct search of the part would report too) and
-    /// copies alike in the whole block.
+    /// (grouped by counting, marking or hashing), with near copies within K that differ in
+    /// those other bits and in every block before this one (a later table's pairs, which a
+    /// search of the part without its split would report too) and copies alike in the whole
+    /// block.
     #[test]
     fn a_part_alike_in_some_bits_of_its_block_finds_what_its_runs_find() {
         let mut next = sh_testkit::xorshift(0x1234_5678_9abc_def1);
-        for (b, k, first) in [(4u32, 2u32, 1usize), (4, 3, 0), (3, 2, 1), (2, 1, 1)] {
+        // Counting (B = 4, 3 bits left; B = 3 at 2,000), marking (B = 3 at 200: 250 members,
+        // 256 values), hashing (B = 2, 19 bits), sorting (70,000).
+        for (b, k, first) in [(4u32, 2u32, 1usize), (4, 3, 0), (3, 2, 1), (2, 1, 0)] {
             let tables = Tables::new(b, k).unwrap();
             let mask = tables.blocks().mask(first);
             let shared = crate::split::dealt_bits(mask);
-            let rest_bits: Vec<u64> = (0..64).filter(|j| (mask & !shared) >> j & 1 == 1).collect();
-            for n in [2_000usize, 70_000] {
+            let bits_of = |m: u64| -> Vec<u64> { (0..64).filter(|j| m >> j & 1 == 1).collect() };
+            let (rest_bits, block0_bits) =
+                (bits_of(mask & !shared), bits_of(tables.blocks().mask(0)));
+            let pick = |bits: &[u64], x: u64| 1u64 << bits[(x % bits.len() as u64) as usize];
+            for n in [200usize, 2_000, 70_000] {
                 let common = next() & shared;
                 let mut part: Vec<u64> = (0..n).map(|_| next() & !shared | common).collect();
                 for i in 0..n / 8 {
-                    let mut flips = 1u64 << rest_bits[(next() % rest_bits.len() as u64) as usize];
-                    for _ in 0..i % 3 {
+                    // One bit of the block's rest, one of block 0 (skipped, for a later block),
+                    // up to K bits in all.
+                    let mut flips = pick(&rest_bits, next());
+                    let mut used = 1;
+                    if first > 0 {
+                        flips |= pick(&block0_bits, next());
+                        used += 1;
+                    }
+                    for _ in 0..(i % 3).min(k as usize - used) {
                         flips |= 1u64 << (next() % 64) & !shared;
                     }
                     part.push(part[i] ^ flips);

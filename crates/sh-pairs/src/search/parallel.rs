@@ -26,8 +26,8 @@ use crate::tables::Tables;
 /// ascending order each time (a counting sort costs the same from any order), so that no second
 /// buffer is needed; the search then groups each part of a wider block by its other bits. The
 /// parts shared out are runs of those top bits (of as many as the later splits deal out, for
-/// block 0 too); a part much larger than a thread's share is cut into its runs of the whole
-/// block first, so that the threads share its work.
+/// block 0 too); a part larger than an eighth of a thread's share (at most 2^16 members) is
+/// cut into its runs of the whole block first, so that the threads share its work.
 pub fn search_in_parallel<H: OnPair + Send>(
     tables: &Tables,
     distinct: &[u64],
@@ -43,9 +43,10 @@ pub fn search_in_parallel<H: OnPair + Send>(
     let last_split = *Search::new(tables, CollectPairs::default()).first_blocks().end();
     let large = large_part(distinct.len(), threads);
     let mask = tables.blocks().mask(0);
+    let whole = dealt_bits(mask) == mask;
     let mut parts = Vec::new();
     for part in runs_of_block(distinct, dealt_bits(mask), threads) {
-        if part.len() > large {
+        if part.len() > large && !whole {
             let runs = runs_of_block(&distinct[part.clone()], mask, threads);
             parts.extend(runs.into_iter().map(|run| run.start + part.start..run.end + part.start));
         } else {
@@ -53,7 +54,6 @@ pub fn search_in_parallel<H: OnPair + Send>(
         }
     }
     let slices = parts.iter().map(|part| &distinct[part.clone()]).collect();
-    let whole = dealt_bits(mask) == mask;
     let mut compared = search_shares(tables, deal(slices, threads), handlers, |search, part| {
         // The part ascends: its runs of the whole block are in place (a narrow block's part is
         // one).
