@@ -47,8 +47,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
     let mut parts = Vec::new();
     for part in runs_of_block(distinct, dealt_bits(mask), threads) {
         if part.len() > large && !whole {
-            let runs = runs_of_block(&distinct[part.clone()], mask, threads);
-            parts.extend(runs.into_iter().map(|run| run.start + part.start..run.end + part.start));
+            parts.extend(runs_within(distinct, part, mask, threads));
         } else {
             parts.push(part);
         }
@@ -81,10 +80,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
                 for part in runs_from_starts(&starts) {
                     if part.len() > large && dealt != mask {
                         sort_by_block(&mut set[part.clone()], mask);
-                        let runs = runs_of_block(&set[part.clone()], mask, threads);
-                        let runs = runs.into_iter();
-                        parts
-                            .extend(runs.map(|r| (r.start + part.start..r.end + part.start, mask)));
+                        parts.extend(runs_within(&set, part, mask, threads).map(|r| (r, mask)));
                     } else {
                         parts.push((part, dealt));
                     }
@@ -163,6 +159,17 @@ fn runs_of_block(set: &[u64], mask: u64, threads: usize) -> Vec<std::ops::Range<
         readers.into_iter().map(|r| r.join()).collect()
     });
     runs.concat()
+}
+
+/// [`runs_of_block`] of `set[part]`, as ranges of `set`.
+fn runs_within(
+    set: &[u64],
+    part: std::ops::Range<usize>,
+    mask: u64,
+    threads: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let base = part.start;
+    runs_of_block(&set[part], mask, threads).into_iter().map(move |r| r.start + base..r.end + base)
 }
 
 /// Sets from this size are read for their runs on several threads.
