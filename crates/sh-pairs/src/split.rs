@@ -251,12 +251,9 @@ pub(crate) fn dealt_bits(mask: u64) -> u64 {
 
 /// `set`'s fingerprints into `sorted` (its contents dropped, its room used), ordered by the
 /// bits under `mask` (on threads, by their top bits only: below), on `threads` threads for a
-/// large set. The set is cut into one chunk per
-/// thread, and each thread counts the values of the block's top bits ([`dealt_bits`]) in its
-/// chunk; every value then owns a run of `sorted`, cut into one share per chunk, so that each
-/// thread copies the fingerprints of its own chunk into its own shares (no two threads write
-/// the same place, and each reads only its chunk; for a large set, through lines written past
-/// the caches: `split/lines.rs`).
+/// large set. The set is cut into one stretch per thread, and each thread counts the values of
+/// the block's top bits ([`dealt_bits`]) in its stretch ([`count_stretches`]); then
+/// [`deal_counted`] deals them out.
 ///
 /// Returns where the run of each value of those top bits starts in `sorted` (and the end) when
 /// the set was dealt out on threads: `sorted` is then ordered by those bits only, a wider
@@ -271,19 +268,124 @@ pub(crate) fn sort_by_block_into(
     sorted: &mut Vec<u64>,
 ) -> Option<Vec<usize>> {
     let n = set.len();
-    if threads < 2 || n < PARALLEL_SORT_FROM {
+    if !deals_on_threads(n, threads) {
         sorted.clear();
         sorted.extend_from_slice(set);
         sort_by_block(sorted, mask);
         return None;
     }
+    let chunk = n.div_ceil(threads);
+    let stretches: Vec<_> = (0..n).step_by(chunk).map(|at| at..(at + chunk).min(n)).collect();
+    let census = count_stretches(set, stretches, &[mask]).pop().expect("one census a mask");
+    Some(deal_counted(set, mask, &census, sorted))
+}
+
+/// Whether [`sort_by_block_into`] deals a set of `n` out on `threads` threads (else it sorts it
+/// on this one).
+pub(crate) fn deals_on_threads(n: usize, threads: usize) -> bool {
+    threads >= 2 && n >= PARALLEL_SORT_FROM
+}
+
+/// How many fingerprints of each stretch of a set have each value of a block's dealt bits
+/// ([`dealt_bits`]): the first pass of a counting sort on threads, a thread a stretch.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Census {
+    /// The stretches, in order, end to end over the set.
+    pub(crate) stretches: Vec<std::ops::Range<usize>>,
+    /// For each stretch, the count of each value.
+    pub(crate) counts: Vec<Vec<usize>>,
+}
+
+/// A census of `stretches` of `set` (in order, end to end over it) for each of `masks`, in one
+/// pass over the set: a thread a stretch, each read in pieces that stay in the first-level
+/// cache while each mask's values are counted.
+pub(crate) fn count_stretches(
+    set: &[u64],
+    stretches: Vec<std::ops::Range<usize>>,
+    masks: &[u64],
+) -> Vec<Census> {
+    let counted: Vec<Vec<Vec<usize>>> = std::thread::scope(|scope| {
+        let counters: Vec<_> = stretches
+            .iter()
+            .map(|stretch| {
+                let part = &set[stretch.clone()];
+                spawn_or_run(scope, move || count_values(part, masks))
+            })
+            .collect();
+        counters.into_iter().map(|c| c.join()).collect()
+    });
+    Census::per_mask(stretches, counted)
+}
+
+impl Census {
+    /// The census of each mask, from the counts of each stretch for each mask.
+    pub(crate) fn per_mask(
+        stretches: Vec<std::ops::Range<usize>>,
+        counted: Vec<Vec<Vec<usize>>>,
+    ) -> Vec<Census> {
+        let masks = counted.first().map_or(0, Vec::len);
+        let mut censuses: Vec<Census> = (0..masks)
+            .map(|_| Census { stretches: stretches.clone(), counts: Vec::new() })
+            .collect();
+        for per_mask in counted {
+            for (census, counts) in censuses.iter_mut().zip(per_mask) {
+                census.counts.push(counts);
+            }
+        }
+        censuses
+    }
+}
+
+/// Fingerprints read at a time by [`count_values`]: 32 KB, in the first-level cache.
+pub(crate) const COUNTED_AT_ONCE: usize = 4096;
+
+/// The counts of the values of each of `masks`' dealt bits in `part`.
+fn count_values(part: &[u64], masks: &[u64]) -> Vec<Vec<usize>> {
+    let mut counts = no_counts(masks);
+    for piece in part.chunks(COUNTED_AT_ONCE) {
+        count_into(piece, masks, &mut counts);
+    }
+    counts
+}
+
+/// A count of 0 for each value of each of `masks`' dealt bits.
+pub(crate) fn no_counts(masks: &[u64]) -> Vec<Vec<usize>> {
+    masks.iter().map(|&m| vec![0usize; 1 << dealt_bits(m).count_ones()]).collect()
+}
+
+/// Adds the values of each of `masks`' dealt bits in `piece` to `counts`, a mask at a time
+/// (`piece` is small enough to stay in the cache between them).
+pub(crate) fn count_into(piece: &[u64], masks: &[u64], counts: &mut [Vec<usize>]) {
+    for (&mask, counts) in masks.iter().zip(counts) {
+        let dealt = dealt_bits(mask);
+        let shift = dealt.trailing_zeros();
+        let values = counts.len();
+        for &fp in piece {
+            counts[(fp >> shift) as usize & (values - 1)] += 1;
+        }
+    }
+}
+
+/// The second pass of the counting sort of [`sort_by_block_into`]: `set` dealt out into
+/// `sorted` by the dealt bits of `mask`, as `census` counted them. Every value owns a run of
+/// `sorted`, cut into one share per stretch, so that each thread copies the fingerprints of its
+/// own stretch into its own shares (no two threads write the same place, and each reads only
+/// its stretch; for a large set, through lines written past the caches: `split/lines.rs`), and
+/// the fingerprints of a value keep the order of the set. Returns where each value's run starts
+/// (and the end).
+pub(crate) fn deal_counted(
+    set: &[u64],
+    mask: u64,
+    census: &Census,
+    sorted: &mut Vec<u64>,
+) -> Vec<usize> {
+    let n = set.len();
     let dealt = dealt_bits(mask);
     let shift = dealt.trailing_zeros();
     let values = 1usize << dealt.count_ones();
     let value = move |fp: u64| (fp >> shift) as usize & (values - 1);
-
-    let chunk = n.div_ceil(threads);
-    let (chunk_counts, starts) = count_chunks(set, chunk, values, value);
+    let starts = starts_of(&census.counts, values);
+    debug_assert_eq!(starts[values], n, "the census counts the whole set");
 
     if sorted.len() >= n {
         sorted.truncate(n); // pages in memory already
@@ -294,31 +396,46 @@ pub(crate) fn sort_by_block_into(
         *sorted = vec![0; n];
         sh_core::memory::prefer_huge_pages(sorted);
     }
-    // Each value's run of `sorted`, cut into the shares of the chunks in their order (so the
-    // fingerprints of a value keep the order of the set).
     let mut shares: Vec<Vec<&mut [u64]>> =
-        chunk_counts.iter().map(|_| Vec::with_capacity(values)).collect();
+        census.counts.iter().map(|_| Vec::with_capacity(values)).collect();
     let mut rest = &mut sorted[..n];
     for v in 0..values {
-        for (share, counts) in shares.iter_mut().zip(&chunk_counts) {
+        for (share, counts) in shares.iter_mut().zip(&census.counts) {
             let (part, tail) = std::mem::take(&mut rest).split_at_mut(counts[v]);
             rest = tail;
             share.push(part);
         }
     }
     std::thread::scope(|scope| {
-        let tasks: Vec<_> = set
-            .chunks(chunk)
+        let tasks: Vec<_> = census
+            .stretches
+            .iter()
             .zip(shares)
-            // The counts made room for every fingerprint of the chunk.
-            .map(|(part, share)| {
+            // The counts made room for every fingerprint of the stretch.
+            .map(|(stretch, share)| {
+                let part = &set[stretch.clone()];
                 spawn_or_run(scope, move || deal::<u64, 8>(part, value, share, n * 8))
             })
             .collect();
         // Joined, so that each thread has ended (its thread-local storage freed) on return.
         tasks.into_iter().for_each(|task| task.join());
     });
-    Some(starts)
+    starts
+}
+
+/// Where each value's run starts when the chunks counted in `chunk_counts` are sorted by it
+/// (and the end).
+fn starts_of(chunk_counts: &[Vec<usize>], values: usize) -> Vec<usize> {
+    let mut starts = vec![0usize; values + 1];
+    for counts in chunk_counts {
+        for (total, count) in starts[1..].iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
+    for v in 1..=values {
+        starts[v] += starts[v - 1];
+    }
+    starts
 }
 
 /// For a counting sort of `set` by `value` (below `values`) on threads: how many of each
@@ -345,15 +462,7 @@ pub(crate) fn count_chunks(
             .collect();
         counters.into_iter().map(|c| c.join()).collect()
     });
-    let mut starts = vec![0usize; values + 1];
-    for counts in &chunk_counts {
-        for (total, count) in starts[1..].iter_mut().zip(counts) {
-            *total += count;
-        }
-    }
-    for v in 1..=values {
-        starts[v] += starts[v - 1];
-    }
+    let starts = starts_of(&chunk_counts, values);
     (chunk_counts, starts)
 }
 
