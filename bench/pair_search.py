@@ -3,7 +3,8 @@ hammingbird's all-pairs search on the same uniformly random 64-bit fingerprints 
 random sets: 1M seed 1 and 10M seed 2), K = 3 and K = 6.
 
 sh-pairs is timed as a whole process that reads the decimal text, searches and writes the
-pairs. hammingbird runs in a fresh Python per run (peers.py hammingbird-pairs): its call alone
+pairs, from its start to its end (started directly, with no shell or /usr/bin/time around it:
+bench.py's `process`). hammingbird runs in a fresh Python per run (peers.py hammingbird-pairs): its call alone
 is timed inside, and the whole process (Python's start, NumPy's import, reading the same text)
 from outside, with its peak RSS. Every hammingbird run is limited to LIMIT bytes of address
 space (`prlimit --as`): its searches collect their candidate pairs in memory, and an
@@ -34,7 +35,7 @@ def run(bench, sets, python, skip_slow):
             ours = []
             peers = {f: dict(runs=[], inside=[], failed=None, detail=None) for f in functions}
             for round_ in range(bench.runs):
-                ours.append(bench.ours(f"sh-pairs -q -k {k} < {path}", runs=1))
+                ours.append(bench.process(["sh-pairs", "-q", "-k", str(k)], path, runs=1))
                 for function in functions:
                     peer = peers[function]
                     if not python:
