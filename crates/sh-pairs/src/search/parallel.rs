@@ -289,19 +289,31 @@ fn cut_mut<'s>(set: &'s mut [u64], parts: &[std::ops::Range<usize>]) -> Vec<&'s 
     slices
 }
 
-/// Deals parts to `threads` shares of about equal work (largest first, each to the least
-/// loaded share).
-fn deal<S: AsRef<[u64]>>(mut slices: Vec<S>, threads: usize) -> Vec<Vec<S>> {
+/// Deals parts to `threads` shares of about equal work, each part to the least loaded share:
+/// the heavy parts first, largest first (a skewed set's few large parts), then the others in
+/// their order. A part is heavy when it weighs more than [`HEAVY_SHARE`] of a share, so that
+/// the light ones, dealt in any order, leave the shares at most that far apart. (Sorting all
+/// of them, 8,192 parts a split at 1M and K = 3, took 0.2-0.5 ms a split on the calling
+/// thread, while the others waited.)
+fn deal<S: AsRef<[u64]>>(slices: Vec<S>, threads: usize) -> Vec<Vec<S>> {
     // Comparisons grow with the square of a part's size.
-    slices.sort_by_key(|slice| std::cmp::Reverse(slice.as_ref().len()));
+    let weight = |slice: &S| (slice.as_ref().len() as u64).pow(2);
+    let total: u64 = slices.iter().map(weight).sum();
+    let heavy_from = total / (threads as u64 * HEAVY_SHARE);
+    let (mut heavy, light): (Vec<S>, Vec<S>) =
+        slices.into_iter().partition(|slice| weight(slice) > heavy_from);
+    heavy.sort_by_key(|slice| std::cmp::Reverse(slice.as_ref().len()));
     let mut shares: Vec<(u64, Vec<S>)> = (0..threads).map(|_| (0, Vec::new())).collect();
-    for slice in slices {
+    for slice in heavy.into_iter().chain(light) {
         let lightest = shares.iter_mut().min_by_key(|(load, _)| *load).expect("threads >= 1");
-        lightest.0 += (slice.as_ref().len() as u64).pow(2);
+        lightest.0 += weight(&slice);
         lightest.1.push(slice);
     }
     shares.into_iter().map(|(_, share)| share).collect()
 }
+
+/// A part weighs more than one share in this many to be dealt before the others, largest first.
+const HEAVY_SHARE: u64 = 64;
 
 /// Every pair of groups (distinct 64-bit fingerprints) within K bits that the selection can
 /// use, and the number of fingerprint pairs compared. `room` is a buffer for the search's copy
@@ -458,6 +470,48 @@ mod tests {
                 let mut found: Vec<(u64, u64)> = handlers.into_iter().flat_map(|h| h.0).collect();
                 found.sort_unstable();
                 assert_eq!(found, walked.0, "B={b} K={k}, {threads} threads");
+            }
+        }
+    }
+
+    /// Every part is dealt to one share, once; the shares' loads (the squares of their parts'
+    /// sizes) end at most one part apart (the heaviest light part, when there is no heavy
+    /// one): parts alike, parts of random sizes, a few huge ones among many small, one part.
+    #[test]
+    fn parts_are_dealt_once_to_shares_of_about_equal_work() {
+        let mut next = sh_testkit::xorshift(0x9e37_79b9_7f4a_7c15);
+        let data = vec![0u64; 1 << 20];
+        let alike: Vec<usize> = vec![122; 8192];
+        let random: Vec<usize> = (0..5000).map(|_| 2 + (next() % 300) as usize).collect();
+        let mut skewed: Vec<usize> = (0..4000).map(|_| 2 + (next() % 50) as usize).collect();
+        for at in [5, 700, 3999] {
+            skewed[at] = 60_000 + at;
+        }
+        let weight = |len: usize| (len as u64).pow(2);
+        for (name, sizes) in
+            [("alike", alike), ("random", random), ("skewed", skewed), ("one", vec![9])]
+        {
+            let slices: Vec<&[u64]> = sizes.iter().map(|&len| &data[..len]).collect();
+            let total: u64 = sizes.iter().map(|&len| weight(len)).sum();
+            for threads in 1..=4 {
+                let shares = deal(slices.clone(), threads);
+                assert_eq!(shares.len(), threads, "{name}");
+                let mut dealt: Vec<usize> = shares.iter().flatten().map(|s| s.len()).collect();
+                let mut expected = sizes.clone();
+                dealt.sort_unstable();
+                expected.sort_unstable();
+                assert_eq!(dealt, expected, "{name}, {threads} threads: each part once");
+                let loads: Vec<u64> = shares
+                    .iter()
+                    .map(|share| share.iter().map(|s| weight(s.len())).sum())
+                    .collect();
+                let spread = loads.iter().max().unwrap() - loads.iter().min().unwrap();
+                let heaviest = sizes.iter().map(|&len| weight(len)).max().unwrap();
+                assert!(spread <= heaviest, "{name}, {threads} threads: loads {loads:?}");
+                let heavy_from = total / (threads as u64 * HEAVY_SHARE);
+                if heaviest <= heavy_from {
+                    assert!(spread <= heavy_from, "{name}, {threads}: light only, {loads:?}");
+                }
             }
         }
     }
