@@ -272,7 +272,7 @@ class Bench:
         """Runs one of our binaries, `argv` (its name looked up in the binaries' directory),
         reading the file `stdin`, its output thrown away: timed from its start to its end with
         no shell and no /usr/bin/time around it (which add about 2.4 ms a run on the
-        development machine, a twentieth of sh-pairs' 1M search), its CPU seconds from the
+        development machine, a twentieth of a whole sh-pairs run at 1M), its CPU seconds from the
         system's account of the process (wait4). Its peak RSS comes from one more run under
         /usr/bin/time -v: the account of a process started from Python counts Python's own
         pages as its peak (the child shares them until it starts the binary)."""

@@ -599,6 +599,38 @@ mod tests {
         }
     }
 
+    /// A census of stretches of any length (unequal, empty, one holding nearly all) deals the
+    /// set as a stable sort by the dealt bits orders it: narrow and wide blocks.
+    #[test]
+    fn a_census_of_any_stretches_deals_as_a_stable_sort() {
+        let mut next = sh_testkit::xorshift(0x5851_f42d_4c95_7f2d);
+        let n = 50_000;
+        let set: Vec<u64> =
+            (0..n).map(|i| if i % 3 == 0 { next() & !(0x3fff << 30) } else { next() }).collect();
+        let cuts = [
+            vec![0, n],
+            vec![0, 10, 10, 20_000, n],
+            vec![0, 0, 1, n - 1, n, n],
+            vec![0, 12_345, 25_000, 37_777, n],
+        ];
+        for mask in [0x1fffu64 << 30, 0x3fff << 30, 0xff] {
+            let dealt = dealt_bits(mask);
+            let mut expected = set.clone();
+            expected.sort_by_key(|&fp| fp & dealt); // stable
+            for cut in &cuts {
+                let stretches: Vec<_> = cut.windows(2).map(|w| w[0]..w[1]).collect();
+                let census = count_stretches(&set, stretches, &[mask]).pop().unwrap();
+                let mut ours = vec![7; 3];
+                let starts = deal_counted(&set, mask, &census, &mut ours);
+                assert!(ours == expected, "{mask:x} {cut:?}");
+                assert_eq!(
+                    (starts.len(), starts[starts.len() - 1]),
+                    ((1 << dealt.count_ones()) + 1, n)
+                );
+            }
+        }
+    }
+
     /// A set whose copy is large enough to be dealt through lines written past the caches
     /// (`lines.rs`): each value's fingerprints in the order of the set, as a stable sort by the
     /// block puts them, on 2 and 3 threads (chunks whose rooms start anywhere in a cache line).

@@ -50,7 +50,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
     let whole = dealt_bits(mask) == mask;
     let later: Vec<u64> = (1..=last_split).map(|first| tables.blocks().mask(first)).collect();
     // Block 0's runs and, on threads, the later splits' counts, in one pass.
-    let (runs, mut censuses) = survey(distinct, dealt_bits(mask), &later, threads);
+    let (runs, censuses) = survey(distinct, dealt_bits(mask), &later, threads);
     let mut parts = Vec::new();
     for part in runs {
         if part.len() > large && !whole {
@@ -79,7 +79,7 @@ pub fn search_in_parallel<H: OnPair + Send>(
     let mut set = room;
     for first in 1..=last_split {
         let mask = tables.blocks().mask(first);
-        let starts = match censuses.get_mut(first - 1) {
+        let starts = match censuses.get(first - 1) {
             Some(census) => Some(deal_counted(distinct, mask, census, &mut set)),
             None => sort_by_block_into(distinct, mask, threads, &mut set),
         };
@@ -146,6 +146,11 @@ fn survey(
     }
     let cuts = stretch_cuts(set, mask, threads);
     let stretches: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1].max(w[0])).collect();
+    if skewed(&stretches, threads) {
+        // Its thread would count and deal every later split nearly alone. The splits then
+        // count equal chunks of their own ([`sort_by_block_into`]).
+        return (runs_of_block(set, mask, threads), Vec::new());
+    }
     // Each stretch's runs, and its counts of each later block's values.
     type Found = (Vec<std::ops::Range<usize>>, Vec<Vec<usize>>);
     let found: Vec<Found> = std::thread::scope(|scope| {
@@ -177,6 +182,13 @@ fn survey(
     });
     let (runs, counted): (Vec<_>, Vec<_>) = found.into_iter().unzip();
     (runs.concat(), Census::per_mask(stretches, counted))
+}
+
+/// Whether some stretch of a set holds more than one and a half of `threads` equal shares of
+/// it (block 0's values alike in much of the set).
+fn skewed(stretches: &[std::ops::Range<usize>], threads: usize) -> bool {
+    let n = stretches.last().map_or(0, |s| s.end);
+    stretches.iter().any(|s| 2 * s.len() > 3 * n.div_ceil(threads))
 }
 
 /// Where the stretches of `set` (ordered by the bits under `mask`) read by a thread each
@@ -292,7 +304,8 @@ fn cut_mut<'s>(set: &'s mut [u64], parts: &[std::ops::Range<usize>]) -> Vec<&'s 
 /// Deals parts to `threads` shares of about equal work, each part to the least loaded share:
 /// the heavy parts first, largest first (a skewed set's few large parts), then the others in
 /// their order. A part is heavy when it weighs more than [`HEAVY_SHARE`] of a share, so that
-/// the light ones, dealt in any order, leave the shares at most that far apart. (Sorting all
+/// the light ones, dealt in any order, leave the shares at most that far apart when there are
+/// enough of them to fill the gaps the heavy ones leave. (Sorting all
 /// of them, 8,192 parts a split at 1M and K = 3, took 0.2-0.5 ms a split on the calling
 /// thread, while the others waited.)
 fn deal<S: AsRef<[u64]>>(slices: Vec<S>, threads: usize) -> Vec<Vec<S>> {
@@ -512,6 +525,16 @@ mod tests {
                 if heaviest <= heavy_from {
                     assert!(spread <= heavy_from, "{name}, {threads}: light only, {loads:?}");
                 }
+                // No worse than every part dealt largest first, by more than a light part.
+                let mut sorted = sizes.clone();
+                sorted.sort_unstable_by(|a, b| b.cmp(a));
+                let mut largest_first = vec![0u64; threads];
+                for &len in &sorted {
+                    *largest_first.iter_mut().min().unwrap() += weight(len);
+                }
+                let (ours, best) =
+                    (*loads.iter().max().unwrap(), *largest_first.iter().max().unwrap());
+                assert!(ours <= best + heavy_from, "{name}, {threads}: {ours} against {best}");
             }
         }
     }
@@ -550,7 +573,18 @@ mod tests {
                 // block's values in the stretches it read, end to end over the set.
                 let (runs, censuses) = survey(&set, mask, &later, threads);
                 assert_eq!(runs, expected, "survey: {name}, {threads}");
-                assert_eq!(censuses.len(), if threads > 1 { later.len() } else { 0 });
+                // A skewed set (one value throughout is one stretch) is left to the splits'
+                // own counts.
+                let cuts = stretch_cuts(&set, mask, threads);
+                let stretches: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+                let lopsided = skewed(&stretches, threads);
+                assert_eq!(
+                    lopsided,
+                    name == "same" && threads > 1 || name == "middle" && threads == 4,
+                    "{name}, {threads}"
+                );
+                let counted = threads > 1 && !lopsided;
+                assert_eq!(censuses.len(), if counted { later.len() } else { 0 }, "{name}");
                 for (census, &block) in censuses.iter().zip(&later) {
                     let ends: Vec<usize> = census.stretches.iter().map(|s| s.end).collect();
                     let starts: Vec<usize> = census.stretches.iter().map(|s| s.start).collect();
