@@ -8,9 +8,9 @@
 //! | `args.rs` | the command line: flags, description, examples ([`Args`]) |
 //! | `tables.rs` | blocks, tables, their order and the first-table rule ([`Tables`]) |
 //! | `index.rs` | records grouped by fingerprint ([`Index`]): dealt into buckets and sorted in `index/buckets.rs`; near groups as adjacency lists, `index/neighbours.rs` ([`Neighbours`]); records as a set of bits, `index/record_set.rs` |
-//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]); the last block of a table in one pass, `search/chains.rs`; a small set's pairs all against all, eight at a time where the processor can, `search/screen.rs` |
+//! | `search.rs` | the tree walk over the tables ([`Search`]); on threads, the parts of each first block dealt out, in `search/parallel.rs` ([`find_near_groups`]), block 0's runs and the later splits' counts read in one pass in `search/parallel/runs.rs`; the last block of a table in one pass, `search/chains.rs`; a small set's pairs all against all, eight at a time where the processor can, `search/screen.rs` |
 //! | `wide.rs` | the rule of any width; wide fingerprints searched word by word, the total checked ([`find_near`]) |
-//! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping) |
+//! | `split.rs` | splitting a set of fingerprints by one block (sorts, hash grouping); a large set on threads by a counting sort, `split/counting.rs` |
 //! | `output.rs` | which pairs are written, in what order and format ([`PairWriter`]); on threads, chunk by chunk, in `output/parallel.rs` ([`emit_pairs_on_threads`]) |
 //! | `summary.rs` | what a run did, for --stats ([`Summary`]) |
 //! | `cost.rs` | the default B ([`choose_blocks`]) |
