@@ -25,8 +25,8 @@ pub(crate) fn dealt_bits(mask: u64) -> u64 {
 
 /// `set`'s fingerprints into `sorted` (its contents dropped, its room used), ordered by the
 /// bits under `mask` (on threads, by their top bits only: below), on `threads` threads for a
-/// large set. The set is cut into one stretch per thread, and each thread counts the values of
-/// the block's top bits ([`dealt_bits`]) in its stretch ([`count_stretches`]); then
+/// large set. The set is cut into one chunk per thread, and each thread counts the values of
+/// the block's top bits ([`dealt_bits`]) in its chunk ([`count_chunks`]); then
 /// [`deal_counted`] deals them out.
 ///
 /// Returns where the run of each value of those top bits starts in `sorted` (and the end) when
@@ -48,10 +48,12 @@ pub(crate) fn sort_by_block_into(
         sort_by_block(sorted, mask);
         return None;
     }
+    let dealt = dealt_bits(mask);
+    let (shift, values) = (dealt.trailing_zeros(), 1usize << dealt.count_ones());
     let chunk = n.div_ceil(threads);
-    let stretches: Vec<_> = (0..n).step_by(chunk).map(|at| at..(at + chunk).min(n)).collect();
-    let census = count_stretches(set, stretches, &[mask]).pop().expect("one census a mask");
-    Some(deal_counted(set, mask, &census, sorted))
+    let (counts, _) = count_chunks(set, chunk, values, move |fp| (fp >> shift) as usize % values);
+    let stretches = (0..n).step_by(chunk).map(|at| at..(at + chunk).min(n)).collect();
+    Some(deal_counted(set, mask, &Census { stretches, counts }, sorted))
 }
 
 /// Whether [`sort_by_block_into`] deals a set of `n` out on `threads` threads (else it sorts it
@@ -68,27 +70,6 @@ pub(crate) struct Census {
     pub(crate) stretches: Vec<std::ops::Range<usize>>,
     /// For each stretch, the count of each value.
     pub(crate) counts: Vec<Vec<usize>>,
-}
-
-/// A census of `stretches` of `set` (in order, end to end over it) for each of `masks`, in one
-/// pass over the set: a thread a stretch, each read in pieces that stay in the first-level
-/// cache while each mask's values are counted.
-pub(crate) fn count_stretches(
-    set: &[u64],
-    stretches: Vec<std::ops::Range<usize>>,
-    masks: &[u64],
-) -> Vec<Census> {
-    let counted: Vec<Vec<Vec<usize>>> = std::thread::scope(|scope| {
-        let counters: Vec<_> = stretches
-            .iter()
-            .map(|stretch| {
-                let part = &set[stretch.clone()];
-                spawn_or_run(scope, move || count_values(part, masks))
-            })
-            .collect();
-        counters.into_iter().map(|c| c.join()).collect()
-    });
-    Census::per_mask(stretches, counted)
 }
 
 impl Census {
@@ -110,17 +91,9 @@ impl Census {
     }
 }
 
-/// Fingerprints read at a time by [`count_values`]: 32 KB, in the first-level cache.
+/// Fingerprints read at a time by the search's survey of its splits: 32 KB, in the first-level
+/// cache while each block's values are counted ([`count_into`]).
 pub(crate) const COUNTED_AT_ONCE: usize = 4096;
-
-/// The counts of the values of each of `masks`' dealt bits in `part`.
-fn count_values(part: &[u64], masks: &[u64]) -> Vec<Vec<usize>> {
-    let mut counts = no_counts(masks);
-    for piece in part.chunks(COUNTED_AT_ONCE) {
-        count_into(piece, masks, &mut counts);
-    }
-    counts
-}
 
 /// A count of 0 for each value of each of `masks`' dealt bits.
 pub(crate) fn no_counts(masks: &[u64]) -> Vec<Vec<usize>> {
@@ -333,7 +306,15 @@ mod tests {
             expected.sort_by_key(|&fp| fp & dealt); // stable
             for cut in &cuts {
                 let stretches: Vec<_> = cut.windows(2).map(|w| w[0]..w[1]).collect();
-                let census = count_stretches(&set, stretches, &[mask]).pop().unwrap();
+                let counts = stretches
+                    .iter()
+                    .map(|stretch| {
+                        let mut counts = no_counts(&[mask]);
+                        count_into(&set[stretch.clone()], &[mask], &mut counts);
+                        counts.pop().unwrap()
+                    })
+                    .collect();
+                let census = Census { stretches, counts };
                 let mut ours = vec![7; 3];
                 let starts = deal_counted(&set, mask, &census, &mut ours);
                 assert!(ours == expected, "{mask:x} {cut:?}");

@@ -20,13 +20,26 @@ pub(super) fn survey(
     if later.is_empty() || !deals_on_threads(set.len(), threads) {
         return (runs_of_block(set, mask, threads), Vec::new());
     }
-    let cuts = stretch_cuts(set, mask, threads);
-    let stretches: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1].max(w[0])).collect();
+    let stretches = stretches_of(set, mask, threads);
     if skewed(&stretches, threads) {
         // Its thread would count and deal every later split nearly alone. The splits then
         // count equal chunks of their own ([`sort_by_block_into`]).
         return (runs_of_block(set, mask, threads), Vec::new());
     }
+    let (runs, counted) = read_stretches(set, mask, later, &stretches);
+    (runs, Census::per_mask(stretches, counted))
+}
+
+/// The runs of two or more members of `set` (ordered by the bits under `mask`) with one value
+/// of those bits, in order, and each stretch's counts of the values of each of `later`'s dealt
+/// bits: a thread a stretch (each starting where the value changes), read in pieces that stay
+/// in the cache while every block's values are counted.
+fn read_stretches(
+    set: &[u64],
+    mask: u64,
+    later: &[u64],
+    stretches: &[std::ops::Range<usize>],
+) -> (Vec<std::ops::Range<usize>>, Vec<Vec<Vec<usize>>>) {
     // Each stretch's runs, and its counts of each later block's values.
     type Found = (Vec<std::ops::Range<usize>>, Vec<Vec<usize>>);
     let found: Vec<Found> = std::thread::scope(|scope| {
@@ -56,8 +69,8 @@ pub(super) fn survey(
             .collect();
         readers.into_iter().map(|r| r.join()).collect()
     });
-    let (runs, counted): (Vec<_>, Vec<_>) = found.into_iter().unzip();
-    (runs.concat(), Census::per_mask(stretches, counted))
+    let (runs, counted): (Vec<Vec<_>>, Vec<_>) = found.into_iter().unzip();
+    (runs.concat(), counted)
 }
 
 /// Whether some stretch of a set holds more than one and a half of `threads` equal shares of
@@ -67,9 +80,9 @@ fn skewed(stretches: &[std::ops::Range<usize>], threads: usize) -> bool {
     stretches.iter().any(|s| 2 * s.len() > 3 * n.div_ceil(threads))
 }
 
-/// Where the stretches of `set` (ordered by the bits under `mask`) read by a thread each
-/// start, each moved on to the first member of a value, and the end.
-fn stretch_cuts(set: &[u64], mask: u64, threads: usize) -> Vec<usize> {
+/// The stretches of `set` (ordered by the bits under `mask`) read by a thread each, end to
+/// end: each starts at the first member of a value.
+fn stretches_of(set: &[u64], mask: u64, threads: usize) -> Vec<std::ops::Range<usize>> {
     let n = set.len();
     let mut cuts: Vec<usize> = (0..threads)
         .map(|t| {
@@ -81,7 +94,7 @@ fn stretch_cuts(set: &[u64], mask: u64, threads: usize) -> Vec<usize> {
         })
         .collect();
     cuts.push(n);
-    cuts
+    cuts.windows(2).map(|w| w[0]..w[1].max(w[0])).collect()
 }
 
 /// The runs of two or more members of `set` (ordered by the bits under `mask`) with one value
@@ -90,29 +103,8 @@ fn stretch_cuts(set: &[u64], mask: u64, threads: usize) -> Vec<usize> {
 pub(super) fn runs_of_block(set: &[u64], mask: u64, threads: usize) -> Vec<std::ops::Range<usize>> {
     let n = set.len();
     let threads = if n < PARALLEL_RUNS_FROM { 1 } else { threads.max(1) };
-    let cuts = stretch_cuts(set, mask, threads);
-    let runs: Vec<Vec<std::ops::Range<usize>>> = std::thread::scope(|scope| {
-        let readers: Vec<_> = cuts
-            .windows(2)
-            .map(|w| {
-                let (from, to) = (w[0], w[1].max(w[0]));
-                spawn_or_run(scope, move || {
-                    let mut runs = Vec::new();
-                    let mut start = from;
-                    while start < to {
-                        let len = run_length(&set[start..to], mask);
-                        if len >= 2 {
-                            runs.push(start..start + len);
-                        }
-                        start += len;
-                    }
-                    runs
-                })
-            })
-            .collect();
-        readers.into_iter().map(|r| r.join()).collect()
-    });
-    runs.concat()
+    let stretches = stretches_of(set, mask, threads);
+    read_stretches(set, mask, &[], &stretches).0
 }
 
 /// [`runs_of_block`] of `set[part]`, as ranges of `set`.
@@ -176,8 +168,7 @@ mod tests {
                 assert_eq!(runs, expected, "survey: {name}, {threads}");
                 // A skewed set (one value throughout is one stretch) is left to the splits'
                 // own counts.
-                let cuts = stretch_cuts(&set, mask, threads);
-                let stretches: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+                let stretches = stretches_of(&set, mask, threads);
                 let lopsided = skewed(&stretches, threads);
                 assert_eq!(
                     lopsided,
