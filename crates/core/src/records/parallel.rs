@@ -5,7 +5,9 @@
 //! failed alone, is read again line by line after the records before it, which finds the same
 //! first fault at the same line as reading the input one line at a time.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::collections::BTreeMap;
+use std::sync::mpsc::sync_channel;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use super::file_blocks::FileBlocks;
 use super::{read_records_after, Earlier, Reading, RecordNames, Records, MAX_RECORDS};
@@ -38,9 +40,13 @@ pub fn read_records_on(
     read_in_blocks(input, progress, earlier, threads, BLOCK)
 }
 
-/// [`read_records_on`] with blocks of `block_size` bytes, on `threads` threads. A regular file
-/// is read block by block at its positions by the threads that read the blocks' records
-/// ([`FileBlocks`]); any other input by this thread, which hands the blocks out.
+/// [`read_records_on`] with blocks of `block_size` bytes, on `threads` threads. This thread
+/// hands the blocks out in order, each taken by whichever reading thread is free; a regular
+/// file's blocks are read at their positions by the threads that read their records
+/// ([`FileBlocks`]), any other input's by this thread. The reading threads append the records
+/// themselves, in input order ([`Turns`]): this thread, which does little, takes no core's time
+/// from them (when it appended, it shared a core with one of two reading threads, and the
+/// other's core sat idle while that one waited).
 fn read_in_blocks(
     input: &mut RecordReader,
     progress: &mut Progress,
@@ -49,83 +55,228 @@ fn read_in_blocks(
     block_size: usize,
 ) -> Result<Records> {
     // The file's blocks, once the threads are known to have started.
-    let file: std::sync::OnceLock<FileBlocks> = std::sync::OnceLock::new();
+    let file: OnceLock<FileBlocks> = OnceLock::new();
     let file = &file;
-    std::thread::scope(|scope| -> Result<Records> {
+    let shared = Turns::new(Reading::new(earlier), progress, input.name());
+    let turns = &shared;
+    // The blocks handed out and not yet taken.
+    let (to_workers, jobs) = sync_channel::<Job>(threads * IN_FLIGHT);
+    let jobs = &Mutex::new(jobs);
+    let threaded = std::thread::scope(|scope| -> Result<bool> {
+        // Dropped on return, which ends the threads once the blocks handed out are taken.
+        let to_workers = to_workers;
         // As many threads as the system starts; with none, this one reads it all.
-        let mut workers: Vec<(SyncSender<Job>, Receiver<Part>)> = Vec::new();
+        let mut started = 0;
         for _ in 0..threads {
-            let (to_worker, jobs) = sync_channel::<Job>(IN_FLIGHT);
-            let (to_reader, parts) = sync_channel::<Part>(IN_FLIGHT);
-            let started = spawn_with(scope, (jobs, to_reader), move |(jobs, to_reader)| {
-                for job in jobs {
-                    if to_reader.send(Part::read(job, file.get())).is_err() {
-                        break;
-                    }
+            let spawned = spawn_with(scope, (), move |()| {
+                let _unwinding = StopIfUnwinding(turns);
+                while !turns.failed() {
+                    let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                    let Ok(job) = job else { break };
+                    let file = file.get();
+                    turns.hand_in(Part::read(job, file), file);
                 }
             });
-            if started.is_err() {
+            if spawned.is_err() {
                 break;
             }
-            workers.push((to_worker, parts));
+            started += 1;
         }
-        if workers.is_empty() {
-            return read_records_after(input, progress, earlier);
+        if started == 0 {
+            return Ok(false);
         }
         if let Some((handle, at)) = input.take_file() {
             let blocks =
                 FileBlocks::new(handle, at, block_size).map_err(|e| read_error(input.name(), e))?;
             file.set(blocks).expect("set once, before any job is sent");
         }
-        let threads = workers.len();
-        let mut reading = Reading::new(earlier);
-        // Of a regular file: the bytes appended so far, until the room for all is taken.
-        let mut sampled = file.get().map(|_| 0usize);
-        // Blocks go to the threads in turn, and their parts come back in the same turn, so
-        // in input order; each thread holds at most IN_FLIGHT of them.
-        let (mut sent, mut appended, mut more) = (0usize, 0usize, true);
-        // Blocks' buffers and lists of fingerprints, once appended, for the next blocks: so
-        // that a block's list is not fresh memory, faulted in page by page.
-        let mut spare: Vec<(Vec<u8>, Vec<u64>)> = Vec::new();
-        loop {
-            while more && sent - appended < threads * IN_FLIGHT {
-                let (mut block, fingerprints) = spare.pop().unwrap_or_default();
-                more = match file.get() {
-                    Some(blocks) => sent < blocks.count(),
-                    None => input.next_block(block_size, &mut block)?,
-                };
-                if more {
-                    let worker = &workers[sent % threads].0;
-                    let job = Job { index: sent, block, fingerprints };
-                    worker.send(job).expect("a reading thread ends only when its sender does");
-                    sent += 1;
-                }
+        // At most IN_FLIGHT blocks a thread are out and not yet appended.
+        let window = started * IN_FLIGHT;
+        let mut sent = 0;
+        // Until a part fails, or the input ends.
+        while let Some((mut block, fingerprints)) = turns.room_for(sent, window) {
+            let more = match file.get() {
+                Some(blocks) => sent < blocks.count(),
+                None => input.next_block(block_size, &mut block)?,
+            };
+            if !more {
+                break;
             }
-            if appended == sent {
-                if let Some(blocks) = file.get() {
-                    blocks.finish().map_err(|e| read_error(input.name(), e))?;
-                }
-                return Ok(reading.finish());
-            }
-            let part = workers[appended % threads].1.recv();
-            let part = part.expect("a reading thread answers every block it was sent");
-            appended += 1;
-            if let Some(e) = part.error {
-                return Err(read_error(input.name(), e));
-            }
-            progress.add(part.reading.lines);
-            let Part { block, mapped, skip, reading: read, failed, .. } = part;
-            let lines = mapped.unwrap_or(&block[skip..]);
-            let fingerprints = reading.append(read, failed, lines)?;
-            if let (Some(bytes), Some(blocks)) = (&mut sampled, file.get()) {
-                *bytes += lines.len();
-                if reading.reserve_like(*bytes, blocks.bytes()) {
-                    sampled = None;
-                }
-            }
-            spare.push((block, fingerprints));
+            let job = Job { index: sent, block, fingerprints };
+            to_workers.send(job).expect("the reading threads end only when the queue does");
+            sent += 1;
         }
-    })
+        Ok(true)
+    });
+    let Appending { reading, progress, error, .. } =
+        shared.appending.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // A part's fault comes before the input's: it was in a block read before.
+    if let Some(error) = error {
+        return Err(error);
+    }
+    if !threaded? {
+        return read_records_after(input, progress, earlier);
+    }
+    if let Some(blocks) = file.get() {
+        blocks.finish().map_err(|e| read_error(input.name(), e))?;
+    }
+    Ok(reading.finish())
+}
+
+/// The blocks' parts appended in input order by the threads that read them: the thread that
+/// hands in the part whose turn it is, when no other is appending, appends it, and after it
+/// every part handed in early whose turn has come; a thread that finds another appending
+/// leaves its part to that one.
+struct Turns<'p, 'm> {
+    waiting: Mutex<Waiting<'m>>,
+    /// Told when a part has been appended, or a part failed.
+    appended: Condvar,
+    /// Locked by the thread appending parts (`Waiting::appending`) alone.
+    appending: Mutex<Appending<'p>>,
+    /// The input's name, for a read error.
+    name: String,
+}
+
+/// The parts not yet appended.
+struct Waiting<'m> {
+    /// Parts handed in before their turn, by their block's number.
+    early: BTreeMap<usize, Part<'m>>,
+    /// The number of the next block to append.
+    next: usize,
+    /// A part failed: no more is appended, nor read.
+    failed: bool,
+    /// A thread is appending parts.
+    appending: bool,
+    /// Blocks' buffers and lists of fingerprints, once appended, for the next blocks: so that
+    /// a block's list is not fresh memory, faulted in page by page.
+    spare: Vec<(Vec<u8>, Vec<u64>)>,
+}
+
+/// The records appended so far.
+struct Appending<'p> {
+    reading: Reading,
+    progress: &'p mut Progress,
+    /// Of a regular file: the bytes appended so far, until the room for all is taken.
+    sampled: usize,
+    reserved: bool,
+    /// Why the first part that failed failed.
+    error: Option<crate::Error>,
+}
+
+/// `mutex`'s lock, whether or not a thread panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<'p, 'm> Turns<'p, 'm> {
+    fn new(reading: Reading, progress: &'p mut Progress, name: &str) -> Turns<'p, 'm> {
+        let waiting = Waiting {
+            early: BTreeMap::new(),
+            next: 0,
+            failed: false,
+            appending: false,
+            spare: Vec::new(),
+        };
+        let (sampled, reserved, error) = (0, false, None);
+        Turns {
+            waiting: Mutex::new(waiting),
+            appended: Condvar::new(),
+            appending: Mutex::new(Appending { reading, progress, sampled, reserved, error }),
+            name: name.to_string(),
+        }
+    }
+
+    fn failed(&self) -> bool {
+        lock(&self.waiting).failed
+    }
+
+    /// Room for the text and records of block `sent`, once fewer than `window` blocks are
+    /// out and not yet appended; `None` once a part has failed.
+    fn room_for(&self, sent: usize, window: usize) -> Option<(Vec<u8>, Vec<u64>)> {
+        let mut waiting = lock(&self.waiting);
+        while !waiting.failed && sent - waiting.next >= window {
+            waiting = self.appended.wait(waiting).unwrap_or_else(PoisonError::into_inner);
+        }
+        (!waiting.failed).then(|| waiting.spare.pop().unwrap_or_default())
+    }
+
+    /// Hands in `part`, appended now or in its turn (by this thread or another).
+    fn hand_in(&self, part: Part<'m>, file: Option<&FileBlocks>) {
+        let mut waiting = lock(&self.waiting);
+        if waiting.failed {
+            return;
+        }
+        waiting.early.insert(part.index, part);
+        // The thread appending looks for the next part, and stops appending, under the lock
+        // this part went in under: it takes this part in its turn.
+        if waiting.appending {
+            return;
+        }
+        waiting.appending = true;
+        loop {
+            let next = waiting.next;
+            let part = waiting.early.remove(&next).filter(|_| !waiting.failed);
+            let Some(part) = part else {
+                waiting.appending = false;
+                return;
+            };
+            waiting.next += 1;
+            drop(waiting);
+            let spare = lock(&self.appending).append(part, file, &self.name);
+            waiting = lock(&self.waiting);
+            match spare {
+                Some(spare) => waiting.spare.push(spare),
+                None => waiting.failed = true,
+            }
+            self.appended.notify_all();
+        }
+    }
+}
+
+/// Held by a reading thread: ends the reading as failed when the thread panics, so that the
+/// thread handing out blocks stops waiting for its part (the panic goes on when the threads
+/// are joined).
+struct StopIfUnwinding<'t, 'p, 'm>(&'t Turns<'p, 'm>);
+
+impl Drop for StopIfUnwinding<'_, '_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            lock(&self.0.waiting).failed = true;
+            self.0.appended.notify_all();
+        }
+    }
+}
+
+impl Appending<'_> {
+    /// Appends `part`, the next block's records; returns the block's buffers for another, or
+    /// `None` when it failed (the error kept).
+    fn append(
+        &mut self,
+        part: Part<'_>,
+        file: Option<&FileBlocks>,
+        name: &str,
+    ) -> Option<(Vec<u8>, Vec<u64>)> {
+        if let Some(e) = part.error {
+            self.error = Some(read_error(name, e));
+            return None;
+        }
+        self.progress.add(part.reading.lines);
+        let Part { block, mapped, skip, reading: read, failed, .. } = part;
+        let lines = mapped.unwrap_or(&block[skip..]);
+        match self.reading.append(read, failed, lines) {
+            Ok(fingerprints) => {
+                if let (false, Some(blocks)) = (self.reserved, file) {
+                    self.sampled += lines.len();
+                    self.reserved = self.reading.reserve_like(self.sampled, blocks.bytes());
+                }
+                Some((block, fingerprints))
+            }
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
 }
 
 /// A block for a thread to read: its text, or, for a file, its number and room for its text.
@@ -138,6 +289,8 @@ struct Job {
 
 /// One block and its records, read as if it were the whole input.
 struct Part<'m> {
+    /// The block's number.
+    index: usize,
     /// The block's lines are `mapped`, read in place in the file's map, or else
     /// `block[skip..]`.
     block: Vec<u8>,
@@ -164,7 +317,15 @@ impl<'m> Part<'m> {
                 Ok(skip) => skip,
                 Err(error) => {
                     let failed = true;
-                    return Part { block, mapped, skip: 0, reading, failed, error: Some(error) };
+                    return Part {
+                        index,
+                        block,
+                        mapped,
+                        skip: 0,
+                        reading,
+                        failed,
+                        error: Some(error),
+                    };
                 }
             },
             // Found in the map, or text handed over already.
@@ -180,7 +341,7 @@ impl<'m> Part<'m> {
         let room = ((lines.len() + lines.len() / 16) / 16 + 1).min(BLOCK / 8);
         reading.records.fingerprints.reserve(room);
         let failed = reading.add_lines(lines).is_err();
-        Part { block, mapped, skip, reading, failed, error: None }
+        Part { index, block, mapped, skip, reading, failed, error: None }
     }
 }
 
