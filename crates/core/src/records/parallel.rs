@@ -23,7 +23,7 @@ use crate::{RecordReader, Result};
 /// at 10M.
 pub(super) const BLOCK: usize = 1 << 18;
 
-/// Blocks handed to one thread and not yet appended: one being read, one waiting.
+/// Blocks out and not yet appended, per reading thread: about one being read, one waiting.
 const IN_FLIGHT: usize = 2;
 
 /// [`read_records_after`] on `threads` threads (at most 1: the same, on this one). The records,
@@ -156,9 +156,8 @@ struct Waiting<'m> {
 struct Appending<'p> {
     reading: Reading,
     progress: &'p mut Progress,
-    /// Of a regular file: the bytes appended so far, until the room for all is taken.
-    sampled: usize,
-    reserved: bool,
+    /// The bytes appended so far, until the room for all of a regular file is taken.
+    sampled: Option<usize>,
     /// Why the first part that failed failed.
     error: Option<crate::Error>,
 }
@@ -177,11 +176,11 @@ impl<'p, 'm> Turns<'p, 'm> {
             appending: false,
             spare: Vec::new(),
         };
-        let (sampled, reserved, error) = (0, false, None);
+        let (sampled, error) = (Some(0), None);
         Turns {
             waiting: Mutex::new(waiting),
             appended: Condvar::new(),
-            appending: Mutex::new(Appending { reading, progress, sampled, reserved, error }),
+            appending: Mutex::new(Appending { reading, progress, sampled, error }),
             name: name.to_string(),
         }
     }
@@ -265,9 +264,11 @@ impl Appending<'_> {
         let lines = mapped.unwrap_or(&block[skip..]);
         match self.reading.append(read, failed, lines) {
             Ok(fingerprints) => {
-                if let (false, Some(blocks)) = (self.reserved, file) {
-                    self.sampled += lines.len();
-                    self.reserved = self.reading.reserve_like(self.sampled, blocks.bytes());
+                if let (Some(bytes), Some(blocks)) = (&mut self.sampled, file) {
+                    *bytes += lines.len();
+                    if self.reading.reserve_like(*bytes, blocks.bytes()) {
+                        self.sampled = None;
+                    }
                 }
                 Some((block, fingerprints))
             }
